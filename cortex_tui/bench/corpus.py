@@ -1,0 +1,39 @@
+"""Deterministic synthetic memories of a software team, for benchmarks at any size."""
+
+from __future__ import annotations
+
+import random
+
+_SUBJECTS = [
+    "the atlas API", "the harbor pipeline", "the lighthouse alerting service", "the quay CLI",
+    "the staging cluster", "the Postgres primary", "the Kafka consumer", "the nightly backfill",
+    "the release workflow", "the auth middleware", "the billing export", "the search index",
+    "the metrics exporter", "the frontend build", "the feature-flag service", "the CI runners",
+]
+_VERBS = [
+    "must be deployed with", "now depends on", "was migrated to", "is configured through",
+    "fails without", "reads its settings from", "is owned by", "should be restarted after",
+    "was rolled back because of", "times out when", "is monitored by", "writes its logs to",
+]
+_OBJECTS = [
+    "Terraform modules in infra/", "the Vault secret path kv/team", "GitHub Actions on ubuntu-24",
+    "a 30 second connection timeout", "Priya's review", "the blue-green switch",
+    "Parquet partitions in the lake bucket", "the PGBOUNCER_POOL_SIZE setting",
+    "Prometheus scraping every 15s", "a schema change approved by the tech lead",
+    "uv sync and make db", "the events.raw topic", "Sentry release tracking",
+    "the on-call runbook", "rate limits of 600 requests per minute", "Kubernetes HPA at 70% CPU",
+]
+_TAILS = [
+    "", " since the March incident.", " (see the postmortem).", " — do not change it on Fridays.",
+    " according to Tomás.", " after the Postgres 16 upgrade.", " in every environment.",
+    " unless the flag is off.",
+]
+
+
+def synthetic_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        f"{rng.choice(_SUBJECTS).capitalize()} {rng.choice(_VERBS)} "
+        f"{rng.choice(_OBJECTS)}{rng.choice(_TAILS)}"
+        for _ in range(count)
+    ]

@@ -1,0 +1,196 @@
+"""`cortex-tui bench`: latency and throughput of the parts a hook and the TUI wait on.
+
+Large stores are synthesised: texts come from templates over a team vocabulary, and
+their vectors are real model embeddings of a base set of texts plus a small random
+perturbation. Embedding 100k texts for real would take minutes and measure nothing the
+import benchmark does not already measure; exact vector search costs the same for any
+vectors of the same dimension.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cortex_tui.bench.corpus import synthetic_texts
+from cortex_tui.clock import frozen_clock
+from cortex_tui.config import Settings, StoreConfig, load_settings
+from cortex_tui.embed.base import Embedder
+from cortex_tui.embed.factory import make_embedder
+from cortex_tui.engine.local import LocalEngine
+from cortex_tui.engine.open import open_engine
+from cortex_tui.models import Memory, MemoryType, Scope
+from cortex_tui.recall.request import RecallRequest
+
+NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
+BASE_TEXTS = 1500
+UPSERT_BATCH = 1024
+IMPORT_COUNT = 2000
+
+
+@dataclass
+class BenchOptions:
+    sizes: list[int]
+    queries: int = 200
+    embedder: str = "onnx"
+    import_count: int = IMPORT_COUNT
+
+
+@dataclass
+class Timing:
+    samples: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        ordered = sorted(self.samples)
+        p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+        return {
+            "p50_ms": round(statistics.median(ordered) * 1000, 3),
+            "p95_ms": round(p95 * 1000, 3),
+            "runs": len(ordered),
+        }
+
+
+def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
+    say = progress or (lambda _message: None)
+    settings = load_settings().model_copy(update={"store": StoreConfig()})
+    settings.embedder.kind = "onnx" if options.embedder == "onnx" else "hashing"
+    started = time.perf_counter()
+    embedder = make_embedder(settings.embedder)
+    load_seconds = time.perf_counter() - started
+    queries = synthetic_texts(options.queries, seed=7)
+    report: dict[str, Any] = {
+        "embedder": embedder.name,
+        "embedder_load_ms": round(load_seconds * 1000, 1),
+        "query_embedding": _time_query_embedding(embedder, queries),
+    }
+    say(f"query embedding: {report['query_embedding']}")
+    report["import"] = _time_import(settings, embedder, options.import_count)
+    say(f"import: {report['import']}")
+    base_texts = synthetic_texts(BASE_TEXTS, seed=1)
+    base_vectors = embedder.embed(base_texts)
+    report["stores"] = []
+    for size in options.sizes:
+        with tempfile.TemporaryDirectory(prefix="cortex-bench-") as tmp:
+            entry = _bench_size(settings, embedder, Path(tmp), size, base_vectors, queries)
+        say(f"{size} memories: {entry}")
+        report["stores"].append(entry)
+    return report
+
+
+def _time_query_embedding(embedder: Embedder, queries: list[str]) -> dict[str, float]:
+    embedder.embed_query("warm up")
+    timing = Timing()
+    for query in queries:
+        t0 = time.perf_counter()
+        embedder.embed_query(query)
+        timing.samples.append(time.perf_counter() - t0)
+    return timing.summary()
+
+
+def _time_import(settings: Settings, embedder: Embedder, count: int) -> dict[str, float]:
+    """JSONL import through the engine: parse, embed in batches, upsert, flush."""
+    from cortex_tui.engine.transfer import dump_line
+
+    memories = _memories(synthetic_texts(count, seed=3), random.Random(3))
+    lines = [dump_line(m) for m in memories]
+    with tempfile.TemporaryDirectory(prefix="cortex-bench-import-") as tmp:
+        engine = _engine(settings, embedder, Path(tmp))
+        try:
+            t0 = time.perf_counter()
+            engine.import_lines(lines)
+            seconds = time.perf_counter() - t0
+        finally:
+            engine.close()
+    return {"memories": count, "seconds": round(seconds, 2),
+            "per_second": round(count / seconds, 1)}
+
+
+def _bench_size(
+    settings: Settings,
+    embedder: Embedder,
+    folder: Path,
+    size: int,
+    base_vectors: np.ndarray[Any, np.dtype[np.float32]],
+    queries: list[str],
+) -> dict[str, Any]:
+    rng = random.Random(size)
+    noise = np.random.default_rng(size)
+    engine = _engine(settings, embedder, folder)
+    t0 = time.perf_counter()
+    for start in range(0, size, UPSERT_BATCH):
+        count = min(UPSERT_BATCH, size - start)
+        memories = _memories(synthetic_texts(count, seed=size + start), rng)
+        picks = noise.integers(0, len(base_vectors), count)
+        vectors = base_vectors[picks] + noise.normal(0, 0.02, (count, base_vectors.shape[1]))
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        engine.store.upsert_memories(memories, list(vectors.astype(np.float32)))
+    build_seconds = time.perf_counter() - t0
+    engine.close()
+    opened = Timing()
+    for _ in range(3):
+        t0 = time.perf_counter()
+        engine = _engine(settings, embedder, folder)
+        opened.samples.append(time.perf_counter() - t0)
+        engine.close()
+    engine = _engine(settings, embedder, folder)
+    try:
+        recall_all = _time_recall(engine, queries, project=None)
+        recall_project = _time_recall(engine, queries, project="atlas")
+    finally:
+        engine.close()
+    return {
+        "memories": size,
+        "build_seconds": round(build_seconds, 1),
+        "open": opened.summary(),
+        "recall": recall_all,
+        "recall_project_filter": recall_project,
+    }
+
+
+def _time_recall(engine: LocalEngine, queries: list[str], project: str | None) -> dict[str, float]:
+    engine.recall(RecallRequest(query="warm up", update_access=False))
+    timing = Timing()
+    for query in queries:
+        t0 = time.perf_counter()
+        engine.recall(RecallRequest(query=query, project=project, limit=10, update_access=False))
+        timing.samples.append(time.perf_counter() - t0)
+    return timing.summary()
+
+
+def _engine(settings: Settings, embedder: Embedder, folder: Path) -> LocalEngine:
+    return open_engine(settings, clock=frozen_clock(NOW), embedder=embedder,
+                       store_path=folder / "store")
+
+
+PROJECTS = ("atlas", "harbor", "lighthouse", "quay", None, None)
+
+
+def _memories(texts: list[str], rng: random.Random) -> list[Memory]:
+    types = list(MemoryType)
+    memories = []
+    for text in texts:
+        created = NOW - timedelta(hours=rng.uniform(1, 24 * 300))
+        project = rng.choice(PROJECTS)
+        memories.append(
+            Memory(
+                content=text,
+                type=rng.choice(types),
+                scope=Scope.PROJECT if project else Scope.PERMANENT,
+                project=project,
+                tags=rng.sample(["ops", "db", "ci", "review", "frontend", "infra"], k=2),
+                created_at=created,
+                updated_at=created,
+                valid_from=created,
+                access_count=rng.randint(0, 20),
+            )
+        )
+    return memories

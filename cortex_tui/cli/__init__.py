@@ -1,0 +1,1 @@
+"""The command-line surface. Never imports textual."""

@@ -1,0 +1,81 @@
+"""What a CLI command needs: settings, a lazily opened engine, and output helpers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from cortex_tui.config import Settings, load_settings
+from cortex_tui.engine.local import LocalEngine
+from cortex_tui.errors import InvalidInputError
+
+
+class CommandContext:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self._engine: LocalEngine | None = None
+
+    @cached_property
+    def settings(self) -> Settings:
+        home = Path(self.args.home).expanduser() if self.args.home else None
+        return load_settings(home)
+
+    @property
+    def engine(self) -> LocalEngine:
+        if self._engine is None:
+            from cortex_tui.engine.open import open_engine
+
+            self._engine = open_engine(self.settings)
+        return self._engine
+
+    @property
+    def json(self) -> bool:
+        return bool(getattr(self.args, "json", False))
+
+    def now(self) -> datetime:
+        return self.engine.clock() if self._engine else datetime.now().astimezone()
+
+    def emit(self, data: Any, text: str) -> None:
+        """Print `data` as JSON under --json, else `text`."""
+        if self.json:
+            print(json.dumps(to_jsonable(data), ensure_ascii=False, indent=2))
+        elif text:
+            print(text)
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+
+def to_jsonable(data: Any) -> Any:
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    if isinstance(data, list):
+        return [to_jsonable(item) for item in data]
+    if isinstance(data, dict):
+        return {key: to_jsonable(value) for key, value in data.items()}
+    return data
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInputError(
+            f"--as-of {value!r} is not an ISO time; use e.g. 2026-05-01 or 2026-05-01T12:00Z"
+        ) from None
+    return parsed if parsed.tzinfo else parsed.astimezone()
+
+
+def read_text_arg(value: str) -> str:
+    return sys.stdin.read() if value == "-" else value

@@ -1,0 +1,144 @@
+"""The argument parser. Building it imports nothing heavy, so `--help` stays instant."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from cortex_tui.models import MemoryStatus, MemoryType, Scope
+
+TYPES = [t.value for t in MemoryType]
+SCOPES = [s.value for s in Scope]
+STATUSES = [s.value for s in MemoryStatus]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line naming the fix, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _csv(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(
+        prog="cortex-tui",
+        description="Long-term memory for AI coding agents: recall, capture, curate.",
+    )
+    parser.add_argument("--home", help="store and config folder (default: $CORTEX_HOME)")
+    common = OneLineParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+
+    p = sub.add_parser("remember", parents=[common], help="store a memory")
+    p.add_argument("content", help="the text to remember ('-' reads stdin)")
+    p.add_argument("--type", choices=TYPES, help="default: classified from the text")
+    p.add_argument("--scope", choices=SCOPES)
+    p.add_argument("--project")
+    p.add_argument("--tags", type=_csv, default=[], help="comma-separated")
+    p.add_argument("--confidence", type=float)
+    p.add_argument("--session")
+    p.add_argument("--ttl-hours", type=float)
+
+    p = sub.add_parser("recall", parents=[common], help="ranked memories for a query")
+    _recall_options(p)
+    p.add_argument("--explain", action="store_true", help="per-signal score breakdown")
+    p.add_argument("--context", action="store_true", help="print only the context block")
+    p.add_argument("--no-access-update", action="store_true",
+                   help="do not count this recall as an access")
+
+    p = sub.add_parser("explain", parents=[common],
+                       help="why not? where a memory ranks for a query and what holds it back")
+    p.add_argument("query")
+    p.add_argument("memory_id")
+    _recall_filters(p)
+
+    p = sub.add_parser("search", parents=[common], help="memories whose content has every word")
+    p.add_argument("text")
+    _list_filters(p)
+
+    p = sub.add_parser("get", parents=[common], help="one memory with every field")
+    p.add_argument("memory_id")
+
+    p = sub.add_parser("history", parents=[common], help="the version chain of a memory")
+    p.add_argument("memory_id")
+
+    p = sub.add_parser("list", parents=[common], help="browse memories")
+    _list_filters(p)
+
+    p = sub.add_parser("update", parents=[common],
+                       help="write a new version superseding the old one")
+    p.add_argument("memory_id")
+    p.add_argument("--content")
+    p.add_argument("--type", choices=TYPES)
+    p.add_argument("--scope", choices=SCOPES)
+    p.add_argument("--tags", type=_csv)
+    p.add_argument("--project")
+    p.add_argument("--confidence", type=float)
+
+    p = sub.add_parser("forget", parents=[common], help="soft-delete a memory")
+    p.add_argument("memory_id")
+
+    p = sub.add_parser("purge", parents=[common], help="permanently remove forgotten memories")
+    p.add_argument("--yes", action="store_true", help="confirm; nothing is removed without it")
+
+    sub.add_parser("stats", parents=[common], help="counts by type, scope, project")
+    sub.add_parser("health", parents=[common], help="check the store and the embedder")
+
+    p = sub.add_parser("export", parents=[common], help="write every memory, entity, relation")
+    p.add_argument("--output", "-o", help="file to write (default: stdout)")
+
+    p = sub.add_parser("import", parents=[common], help="read an export (JSONL)")
+    p.add_argument("file", help="JSONL file ('-' reads stdin)")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="import the valid lines and report the others")
+
+    p = sub.add_parser("reembed", parents=[common],
+                       help="re-embed the store with another embedder")
+    p.add_argument("--to", choices=["onnx", "ollama", "hashing"], required=True)
+
+    p = sub.add_parser("eval", parents=[common], help="golden-query evaluation of recall")
+    p.add_argument("paths", nargs="+", help="dataset files (.json / .jsonl) or folders")
+    p.add_argument("--k", type=_csv, help="cut-offs, e.g. 5,10 (default: each query's k)")
+    p.add_argument("--embedder", choices=["onnx", "hashing"],
+                   help="embedder for the eval stores (default: configured)")
+
+    p = sub.add_parser("demo", parents=[common], help="demo data")
+    p.add_argument("action", choices=["load"])
+
+    p = sub.add_parser("bench", parents=[common], help="measure latency and throughput")
+    p.add_argument("--sizes", type=_csv, default=["1000", "10000", "100000"])
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--embedder", choices=["onnx", "hashing"], default="onnx")
+    return parser
+
+
+def _recall_filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--project")
+    p.add_argument("--type", dest="types", action="append", choices=TYPES)
+    p.add_argument("--tags", type=_csv)
+    p.add_argument("--limit", type=int)
+    p.add_argument("--include-history", action="store_true")
+    p.add_argument("--as-of", help="ISO time: what was true then")
+    p.add_argument("--profile", help="weight profile from config [profiles.NAME]")
+    p.add_argument("--fusion", choices=["weighted", "rrf", "dense"])
+
+
+def _recall_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query")
+    _recall_filters(p)
+    p.add_argument("--budget", type=int, help="token budget of the context block")
+
+
+def _list_filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--project")
+    p.add_argument("--type", dest="types", action="append", choices=TYPES)
+    p.add_argument("--scope", dest="scopes", action="append", choices=SCOPES)
+    p.add_argument("--tags", type=_csv)
+    p.add_argument("--status", dest="statuses", action="append", choices=STATUSES)
+    p.add_argument("--all-versions", action="store_true", help="include superseded versions")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", help="the next-page offset printed by the previous page")

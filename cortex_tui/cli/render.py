@@ -1,0 +1,118 @@
+"""Plain-text rendering for the terminal (no Rich: the CLI must start fast)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from cortex_tui.format import humanise_age
+from cortex_tui.models import (
+    SIGNAL_NAMES,
+    ChannelHit,
+    Explanation,
+    Memory,
+    RecallResult,
+    ScoreBreakdown,
+    Stats,
+)
+
+BAR_WIDTH = 20
+
+
+def bar(value: float, scale: float, width: int = BAR_WIDTH) -> str:
+    if scale <= 0:
+        return ""
+    filled = max(0.0, min(1.0, value / scale)) * width
+    full = int(filled)
+    return "█" * full + ("▌" if filled - full >= 0.5 else "")
+
+
+def memory_header(memory: Memory, now: datetime) -> str:
+    where = f"project:{memory.project}" if memory.project else "global"
+    state = ""
+    if memory.valid_to is not None:
+        state = f"  superseded→{(memory.superseded_by_id or '?')[:8]}"
+    if memory.status.value != "active":
+        state += f"  [{memory.status.value}]"
+    if memory.conflict_status.value == "active":
+        state += "  [conflict]"
+    tags = f"  #{' #'.join(memory.tags)}" if memory.tags else ""
+    return (
+        f"{memory.short_id}  {memory.type.value:<10} {memory.scope.value:<9} {where}  "
+        f"{humanise_age(memory.created_at, now)} old{tags}{state}"
+    )
+
+
+def memory_detail(memory: Memory) -> str:
+    lines = [f"{name}: {value}" for name, value in memory.model_dump(mode="json").items()]
+    return "\n".join(lines)
+
+
+def result_line(result: RecallResult, now: datetime) -> str:
+    return (
+        f"{result.rank:>3}. {result.score:.4f}  {memory_header(result.memory, now)}\n"
+        f"      {result.memory.content}"
+    )
+
+
+def _channel(name: str, hit: ChannelHit | None) -> str:
+    return f"{name} #{hit.rank} ({hit.score:.3f})" if hit else f"{name} —"
+
+
+def breakdown_lines(b: ScoreBreakdown) -> list[str]:
+    scale = max((s.contribution for s in b.signals.values()), default=0.0) or 1.0
+    lines = [f"      {'signal':<16}{'raw':>7}  {'weight':>6}  {'contrib':>7}"]
+    for name in SIGNAL_NAMES:
+        s = b.signals[name]
+        lines.append(
+            f"      {name:<16}{s.raw:>7.3f}  {s.weight:>6.3f}  {s.contribution:>7.4f}  "
+            f"{bar(s.contribution, scale)}"
+        )
+    lines.append(
+        f"      weighted {b.weighted:.4f} × supersession {b.supersession_penalty:.2f} "
+        f"× conflict {b.conflict_penalty:.2f} = final {b.final:.4f}"
+    )
+    lexical = f", bm25 {b.lexical_score:.3f}" if b.lexical_score is not None else ""
+    hops = f", {b.graph_hops} hop(s)" if b.graph_hops else ""
+    lines.append(
+        f"      channels: {_channel('dense', b.dense)} · {_channel('lexical', b.lexical)} · "
+        f"{_channel('graph', b.graph)}  (cosine {b.cosine:.3f}{lexical}{hops}; "
+        f"fusion {b.fusion})"
+    )
+    return lines
+
+
+def explanation_text(e: Explanation) -> str:
+    head = f"memory {e.memory.short_id}: {e.memory.content}"
+    if e.excluded_by:
+        return f"{head}\nexcluded from recall for this query: {e.excluded_by}"
+    if e.result is None or e.rank is None:
+        return head
+    verdict = "inside" if e.rank <= e.limit else "outside"
+    lines = [head, f"rank {e.rank} for {e.query!r} ({verdict} the top {e.limit})"]
+    lines += breakdown_lines(e.result.breakdown)
+    if e.above:
+        lines.append("ranked above it:")
+        for other in e.above:
+            delta = other.score - e.result.score
+            lines.append(f"  {other.rank:>3}. {other.score:.4f} (+{delta:.4f})  "
+                         f"{other.memory.short_id}  {other.memory.content[:70]}")
+    return "\n".join(lines)
+
+
+def stats_text(s: Stats) -> str:
+    def block(title: str, counts: dict[str, int]) -> list[str]:
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [f"{title}:"] + [f"  {k or '(global)':<20}{v:>7}" for k, v in rows]
+
+    lines = [
+        f"store      {s.store}",
+        f"embedder   {s.embedder} ({s.dimension}-d)",
+        f"memories   {s.total} total, {s.current} current, {s.superseded} superseded, "
+        f"{s.deleted} deleted",
+        f"conflicts  {s.active_conflicts} memories in active conflict groups",
+        f"graph      {s.entities} entities, {s.relations} relations",
+    ]
+    lines += block("by type", s.by_type)
+    lines += block("by scope", s.by_scope)
+    lines += block("by project", s.by_project)
+    return "\n".join(lines)

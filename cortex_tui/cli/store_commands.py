@@ -1,0 +1,144 @@
+"""Commands about the store as a whole: stats, health, export/import, eval, demo, bench."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from cortex_tui.cli import render
+from cortex_tui.cli.context import CommandContext
+from cortex_tui.errors import InvalidInputError
+
+
+def cmd_stats(ctx: CommandContext) -> int:
+    stats = ctx.engine.stats()
+    ctx.emit(stats, render.stats_text(stats))
+    return 0
+
+
+def cmd_health(ctx: CommandContext) -> int:
+    report = ctx.engine.health()
+    text = "\n".join(f"{key:<10} {value}" for key, value in report.items())
+    ctx.emit(report, text)
+    return 0
+
+
+def cmd_export(ctx: CommandContext) -> int:
+    output = ctx.args.output
+    if output is None:
+        for line in ctx.engine.export():
+            sys.stdout.write(line + "\n")
+        return 0
+    target = Path(output)
+    # Write to a temporary file and rename: a crash never leaves a truncated backup.
+    fd, tmp_name = tempfile.mkstemp(prefix=".cortex-export-", dir=target.parent or Path("."))
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for line in ctx.engine.export():
+                handle.write(line + "\n")
+                count += 1
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    ctx.emit({"file": str(target), "records": count - 1}, f"exported {count - 1} records to {target}")
+    return 0
+
+
+def cmd_import(ctx: CommandContext) -> int:
+    source = ctx.args.file
+    if source == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InvalidInputError(f"{path} is not a file; give the JSONL file an export wrote")
+        lines = path.read_text(encoding="utf-8").splitlines()
+    report = ctx.engine.import_lines(lines, skip_invalid=ctx.args.skip_invalid)
+    text = (
+        f"imported {report.memories} memories, {report.entities} entities, "
+        f"{report.relations} relations"
+    )
+    for skipped in report.skipped:
+        text += f"\nskipped {skipped}"
+    ctx.emit(report, text)
+    return 0
+
+
+def cmd_eval(ctx: CommandContext) -> int:
+    from cortex_tui.embed.factory import make_embedder
+    from cortex_tui.eval.dataset import load_datasets
+    from cortex_tui.eval.report import to_json, to_text
+    from cortex_tui.eval.runner import run_datasets
+
+    a = ctx.args
+    try:
+        cutoffs = [int(k) for k in a.k] if a.k else None
+    except ValueError:
+        raise InvalidInputError("--k takes whole numbers, e.g. --k 5,10") from None
+    if cutoffs is not None and any(k < 1 for k in cutoffs):
+        raise InvalidInputError("--k cut-offs must be at least 1")
+    datasets = load_datasets([Path(p) for p in a.paths])
+    settings = ctx.settings
+    if a.embedder:
+        settings = settings.model_copy(
+            update={"embedder": settings.embedder.model_copy(update={"kind": a.embedder})}
+        )
+    embedder = make_embedder(settings.embedder)
+    keep = Path(a.home).expanduser() if a.home else None
+    reports = run_datasets(datasets, settings, embedder, cutoffs, keep_under=keep)
+    if ctx.json:
+        print(json.dumps(to_json(reports), indent=2))
+    else:
+        print(to_text(reports))
+    return 0
+
+
+def cmd_demo(ctx: CommandContext) -> int:
+    from cortex_tui.demo.loader import load_demo
+
+    summary = load_demo(ctx.engine)
+    ctx.emit(summary, ", ".join(f"{v} {k}" for k, v in summary.items()) + " loaded")
+    return 0
+
+
+def cmd_bench(ctx: CommandContext) -> int:
+    from cortex_tui.bench.runner import BenchOptions, run_bench
+
+    a = ctx.args
+    try:
+        sizes = [int(s) for s in a.sizes]
+    except ValueError:
+        raise InvalidInputError("--sizes takes whole numbers, e.g. --sizes 1000,10000") from None
+    options = BenchOptions(sizes=sizes, queries=a.queries, embedder=a.embedder)
+    report = run_bench(options, progress=None if ctx.json else print)
+    ctx.emit(report, "")
+    return 0
+
+
+def cmd_reembed(ctx: CommandContext) -> int:
+    from cortex_tui.engine.reembed import reembed
+
+    def progress(done: int, total: int) -> None:
+        if ctx.json:
+            return
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\rre-embedding [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    report = reembed(ctx.settings, ctx.args.to, progress)
+    ctx.emit(
+        report.__dict__,
+        f"re-embedded {report.memories} memories and {report.entities} entities: "
+        f"{report.source} → {report.target} (embedder.kind saved in config.toml)",
+    )
+    return 0

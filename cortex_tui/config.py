@@ -1,0 +1,243 @@
+"""Settings: `$CORTEX_HOME/config.toml`, overridden by `CORTEX_*` environment variables.
+
+Nested keys use `__` (`CORTEX_RECALL__WEIGHTS__SIMILARITY=0.5`). Every weight and constant
+of the recall formula lives here so users can tune ranking without touching code.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from cortex_tui.errors import ConfigError
+
+
+def default_home() -> Path:
+    """`CORTEX_HOME`, else the platform's user-data directory."""
+    explicit = os.environ.get("CORTEX_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    from platformdirs import user_data_path
+
+    return user_data_path("cortex-tui", appauthor=False)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class RecallWeights(_Section):
+    """Weights of the nine signals; they need not sum to 1 but must not be negative."""
+
+    similarity: float = Field(default=0.45, ge=0)
+    recency: float = Field(default=0.08, ge=0)
+    frequency: float = Field(default=0.05, ge=0)
+    type: float = Field(default=0.10, ge=0)
+    scope: float = Field(default=0.08, ge=0)
+    confidence: float = Field(default=0.07, ge=0)
+    reinforcement: float = Field(default=0.07, ge=0)
+    tag_affinity: float = Field(default=0.05, ge=0)
+    graph_proximity: float = Field(default=0.05, ge=0)
+
+    @model_validator(mode="after")
+    def _not_all_zero(self) -> RecallWeights:
+        if sum(self.model_dump().values()) <= 0:
+            raise ValueError("at least one recall weight must be positive")
+        return self
+
+
+class TypeMultipliers(_Section):
+    rule: float = Field(default=1.5, gt=0)
+    procedure: float = Field(default=1.3, gt=0)
+    fact: float = Field(default=1.0, gt=0)
+    episode: float = Field(default=0.8, gt=0)
+    preference: float = Field(default=0.7, gt=0)
+
+
+class ScopeMultipliers(_Section):
+    permanent: float = Field(default=1.0, gt=0)
+    project_match: float = Field(default=1.5, gt=0)
+    project_other: float = Field(default=1.0, gt=0)
+    session: float = Field(default=0.8, gt=0)
+    ttl: float = Field(default=0.8, gt=0)
+
+
+FusionMode = Literal["weighted", "rrf", "dense"]
+
+
+class RecallConfig(_Section):
+    weights: RecallWeights = Field(default_factory=RecallWeights)
+    type_multipliers: TypeMultipliers = Field(default_factory=TypeMultipliers)
+    scope_multipliers: ScopeMultipliers = Field(default_factory=ScopeMultipliers)
+    dense_candidates: int = Field(default=50, ge=1, le=1000)
+    lexical_candidates: int = Field(default=50, ge=0, le=1000)
+    graph_candidates: int = Field(default=50, ge=0, le=1000)
+    graph_max_hops: int = Field(default=2, ge=0, le=4)
+    graph_match_threshold: float = Field(default=88.0, ge=0, le=100)
+    fusion: FusionMode = "weighted"
+    lexical_weight: float = Field(default=0.3, ge=0, le=1)
+    rrf_k: int = Field(default=60, ge=1)
+    recency_half_life_hours: float = Field(default=168.0, gt=0)
+    frequency_log_divisor: float = Field(default=10.0, gt=0)
+    reinforcement_log_divisor: float = Field(default=5.0, gt=0)
+    unknown_confidence: float = Field(default=0.7, ge=0, le=1)
+    unknown_confidence_below: float = Field(default=0.01, ge=0, le=1)
+    supersession_penalty: float = Field(default=0.3, ge=0, le=1)
+    conflict_penalty: float = Field(default=0.8, ge=0, le=1)
+    default_limit: int = Field(default=10, ge=1, le=1000)
+    budget_tokens: int = Field(default=2000, ge=50)
+    chars_per_token: float = Field(default=4.0, gt=0)
+    rerank_spread: float = Field(default=0.15, ge=0)
+    rerank_budget_ms_hook: int = Field(default=100, ge=0)
+    rerank_budget_ms_interactive: int = Field(default=3000, ge=0)
+
+
+EmbedderKind = Literal["onnx", "ollama", "hashing"]
+
+
+class EmbedderConfig(_Section):
+    kind: EmbedderKind = "onnx"
+    batch_size: int = Field(default=32, ge=1, le=1024)
+    ollama_url: str = "http://127.0.0.1:11434"
+    ollama_model: str = "nomic-embed-text"
+    ollama_timeout: float = Field(default=30.0, gt=0)
+    ollama_retries: int = Field(default=3, ge=0)
+    hashing_dimension: int = Field(default=384, ge=16, le=8192)
+
+
+class StoreConfig(_Section):
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = None
+    collection_prefix: str = Field(default="cortex", pattern=r"^[A-Za-z0-9_-]+$")
+
+
+class Settings(BaseSettings):
+    """All settings. Build with `load_settings()`, which resolves `CORTEX_HOME` first."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CORTEX_",
+        env_nested_delimiter="__",
+        extra="ignore",
+        validate_assignment=True,
+    )
+
+    home: Path = Field(default_factory=default_home)
+    recall: RecallConfig = Field(default_factory=RecallConfig)
+    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    profiles: dict[str, RecallWeights] = Field(default_factory=dict)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = _config_path_for_env()
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_file),
+        )
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.toml"
+
+    @property
+    def store_path(self) -> Path:
+        return self.home / "store"
+
+    def weight_profile(self, name: str | None) -> RecallWeights:
+        """The named profile's weights; None or "default" means `recall.weights`."""
+        if name in (None, "default"):
+            return self.recall.weights
+        try:
+            return self.profiles[name]
+        except KeyError:
+            known = ", ".join(["default", *sorted(self.profiles)])
+            raise ConfigError(f"unknown weight profile {name!r}; known profiles: {known}") from None
+
+
+def _config_path_for_env() -> Path:
+    return default_home() / "config.toml"
+
+
+def load_settings(home: Path | None = None, **overrides: Any) -> Settings:
+    """Load settings for `home` (default: `CORTEX_HOME` or the platform dir).
+
+    Raises `ConfigError` with the offending key instead of a pydantic traceback.
+    """
+    previous = os.environ.get("CORTEX_HOME")
+    if home is not None:
+        os.environ["CORTEX_HOME"] = str(home)
+    try:
+        config_file = _config_path_for_env()
+        if config_file.exists():
+            _check_toml(config_file)
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(_describe_validation_error(exc)) from None
+    finally:
+        if home is not None:
+            if previous is None:
+                os.environ.pop("CORTEX_HOME", None)
+            else:
+                os.environ["CORTEX_HOME"] = previous
+
+
+def _check_toml(path: Path) -> None:
+    try:
+        tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file") from None
+
+
+def _describe_validation_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    location = ".".join(str(part) for part in first["loc"]) or "settings"
+    env_name = "CORTEX_" + "__".join(str(part).upper() for part in first["loc"])
+    return (
+        f"invalid setting {location}: {first['msg']} "
+        f"(check config.toml or the environment variable {env_name})"
+    )
+
+
+def save_setting(home: Path, dotted_key: str, value: Any) -> Path:
+    """Set one key of `home/config.toml`, keeping the rest; atomic (temp file + rename)."""
+    import tomli_w
+
+    path = home / "config.toml"
+    data: dict[str, Any] = {}
+    if path.exists():
+        _check_toml(path)
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    node = data
+    *parents, leaf = dotted_key.split(".")
+    for part in parents:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"{path}: {part} is not a table; fix the file by hand")
+        node = child
+    node[leaf] = value
+    home.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    with tmp.open("wb") as handle:
+        tomli_w.dump(data, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    return path

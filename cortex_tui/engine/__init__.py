@@ -1,0 +1,1 @@
+"""The engine layer: the `Engine` facade and its in-process implementation."""

@@ -1,0 +1,320 @@
+"""`LocalEngine`: the engine running in the calling process, owning a store and an embedder.
+
+Nothing it does destroys information: an update writes a new version and closes the old
+one's validity; forgetting marks a memory deleted; only `purge` removes data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from cortex_tui.classify import classify
+from cortex_tui.clock import Clock, system_clock
+from cortex_tui.config import RecallWeights, Settings
+from cortex_tui.embed.base import Embedder
+from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
+from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
+from cortex_tui.graph.index import GraphIndex
+from cortex_tui.models import (
+    ConflictStatus,
+    Entity,
+    Explanation,
+    ImportReport,
+    Memory,
+    MemoryDraft,
+    MemoryPage,
+    MemoryStatus,
+    MemoryType,
+    RecallResponse,
+    Relation,
+    Scope,
+    Stats,
+    WriteAction,
+    WriteResult,
+    new_id,
+)
+from cortex_tui.recall.pipeline import Recaller
+from cortex_tui.recall.request import RecallRequest
+from cortex_tui.store.base import MemoryFilter, Store
+
+DEFAULT_TTL_HOURS = 720.0
+WRITE_BATCH = 256
+
+
+class LocalEngine:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        embedder: Embedder,
+        clock: Clock = system_clock,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self._graph: GraphIndex | None = None
+        self._recaller = Recaller(
+            store, embedder, settings.recall, clock, self.graph_index, self.weights
+        )
+
+    # --- reading -------------------------------------------------------------------
+
+    def weights(self, profile: str | None) -> RecallWeights:
+        return self.settings.weight_profile(profile)
+
+    def graph_index(self) -> GraphIndex:
+        if self._graph is None:
+            self._graph = GraphIndex(self.store.all_entities(), self.store.all_relations())
+        return self._graph
+
+    def recall(self, request: RecallRequest) -> RecallResponse:
+        response = self._recaller.recall(request)
+        if request.update_access and response.results:
+            self._touch([r.memory for r in response.results])
+        return response
+
+    def explain(self, request: RecallRequest, memory_id: str) -> Explanation:
+        return self._recaller.explain(request, self.get(memory_id))
+
+    def get(self, memory_id: str) -> Memory:
+        full_id = self.resolve_id(memory_id)
+        found = self.store.get_memories([full_id])
+        if not found:
+            raise NotFoundError(f"no memory with id {memory_id}; list ids with `cortex-tui list`")
+        return found[0]
+
+    def resolve_id(self, prefix: str) -> str:
+        prefix = prefix.strip().lower()
+        if len(prefix) < 4:
+            raise InvalidInputError(f"id {prefix!r} is too short; give at least 4 characters")
+        if len(prefix) == 36:
+            return prefix
+        matches = self.store.find_ids_by_prefix(prefix, limit=2)
+        if not matches:
+            raise NotFoundError(f"no memory id starts with {prefix}; list ids with `cortex-tui list`")
+        if len(matches) > 1:
+            raise AmbiguousIdError(f"id prefix {prefix} matches several memories; give more characters")
+        return matches[0]
+
+    def list(self, flt: MemoryFilter, limit: int = 50, offset: str | None = None) -> MemoryPage:
+        memories, next_offset = self.store.scroll_memories(flt, limit, offset)
+        return MemoryPage(
+            memories=memories, next_offset=next_offset, total=self.store.count_memories(flt)
+        )
+
+    def history(self, memory_id: str) -> list[Memory]:
+        """The version chain containing `memory_id`, oldest first."""
+        memory = self.get(memory_id)
+        chain = [memory]
+        seen = {memory.id}
+        while chain[0].supersedes_id and chain[0].supersedes_id not in seen:
+            older = self.store.get_memories([chain[0].supersedes_id])
+            if not older:
+                break
+            chain.insert(0, older[0])
+            seen.add(older[0].id)
+        while chain[-1].superseded_by_id and chain[-1].superseded_by_id not in seen:
+            newer = self.store.get_memories([chain[-1].superseded_by_id])
+            if not newer:
+                break
+            chain.append(newer[0])
+            seen.add(newer[0].id)
+        return chain
+
+    def stats(self) -> Stats:
+        everything = MemoryFilter(current_only=False, statuses=None)
+        current = MemoryFilter()
+        return Stats(
+            total=self.store.count_memories(everything),
+            current=self.store.count_memories(current),
+            superseded=self.store.count_memories(everything) - self.store.count_memories(
+                MemoryFilter(current_only=True, statuses=None)
+            ),
+            deleted=self.store.count_memories(
+                MemoryFilter(current_only=False, statuses=[MemoryStatus.DELETED])
+            ),
+            active_conflicts=self.store.count_memories(
+                current.model_copy(update={"conflict_statuses": [ConflictStatus.ACTIVE]})
+            ),
+            by_type=self.store.facet_memories("type", current),
+            by_scope=self.store.facet_memories("scope", current),
+            by_project=self.store.facet_memories("project", current),
+            by_status=self.store.facet_memories("status", everything),
+            entities=len(self.store.all_entities()),
+            relations=len(self.store.all_relations()),
+            store=self.store.location,
+            embedder=self.store.meta.embedder,
+            dimension=self.store.meta.dimension,
+        )
+
+    def health(self) -> dict[str, Any]:
+        probe = self.embedder.embed_query("health check")
+        return {
+            "ok": True,
+            "store": self.store.location,
+            "embedder": self.embedder.name,
+            "dimension": int(probe.shape[0]),
+            "memories": self.store.count_memories(MemoryFilter(current_only=False, statuses=None)),
+        }
+
+    def export(self) -> Iterator[str]:
+        yield header_line()
+        everything = MemoryFilter(current_only=False, statuses=None)
+        for memory in self.store.iter_memories(everything):
+            yield dump_line(memory)
+        for entity in self.store.all_entities():
+            yield dump_line(entity)
+        for relation in self.store.all_relations():
+            yield dump_line(relation)
+
+    # --- writing -------------------------------------------------------------------
+
+    def remember(self, draft: MemoryDraft) -> WriteResult:
+        memory = self.materialise(draft)
+        self.insert([memory])
+        return WriteResult(action=WriteAction.CREATED, memory=memory)
+
+    def materialise(self, draft: MemoryDraft) -> Memory:
+        """A full `Memory` from a draft: defaults, classification, clock."""
+        content = " ".join(draft.content.split()) if "\n" not in draft.content else draft.content
+        content = content.strip()
+        if not content:
+            raise InvalidInputError("memory content is empty; give the text to remember")
+        now = self.clock()
+        created = draft.created_at or now
+        scope = draft.scope or (Scope.PROJECT if draft.project else Scope.PERMANENT)
+        ttl = draft.ttl_hours or (DEFAULT_TTL_HOURS if scope is Scope.TTL else None)
+        return Memory(
+            content=content,
+            type=draft.type or classify(content),
+            scope=scope,
+            confidence=0.9 if draft.confidence is None else draft.confidence,
+            tags=_clean_tags(draft.tags),
+            project=draft.project or None,
+            session_id=draft.session_id,
+            source=draft.source,
+            created_at=created,
+            updated_at=created,
+            last_accessed=draft.last_accessed,
+            access_count=draft.access_count,
+            reinforced_count=draft.reinforced_count,
+            valid_from=created,
+            episode_start=draft.episode_start,
+            episode_end=draft.episode_end,
+            ttl_hours=ttl,
+            importance=0.5 if draft.importance is None else draft.importance,
+        )
+
+    def insert(self, memories: Sequence[Memory]) -> None:
+        """Embed and store memories as given, in batches (no write-path logic)."""
+        for start in range(0, len(memories), WRITE_BATCH):
+            batch = memories[start : start + WRITE_BATCH]
+            vectors = self.embedder.embed([m.content for m in batch])
+            self.store.upsert_memories(batch, list(vectors))
+
+    def insert_graph(self, entities: Sequence[Entity], relations: Sequence[Relation]) -> None:
+        if entities:
+            vectors = self.embedder.embed([e.name for e in entities])
+            self.store.upsert_entities(entities, list(vectors))
+        if relations:
+            self.store.upsert_relations(relations)
+        self._graph = None
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        type: MemoryType | None = None,
+        scope: Scope | None = None,
+        tags: list[str] | None = None,
+        project: str | None = None,
+        confidence: float | None = None,
+    ) -> Memory:
+        old = self.get(memory_id)
+        if not old.is_current:
+            raise InvalidInputError(
+                f"memory {old.short_id} is not the current version; update "
+                f"{(old.superseded_by_id or '')[:8] or 'the current one'} instead"
+            )
+        if content is not None and not content.strip():
+            raise InvalidInputError("new content is empty; give the new text")
+        now = self.clock()
+        new = old.model_copy(
+            update={
+                "id": new_id(),
+                "content": content.strip() if content is not None else old.content,
+                "type": type or old.type,
+                "scope": scope or old.scope,
+                "tags": _clean_tags(tags) if tags is not None else old.tags,
+                "project": project if project is not None else old.project,
+                "confidence": old.confidence if confidence is None else confidence,
+                "created_at": now,
+                "updated_at": now,
+                "valid_from": now,
+                "valid_to": None,
+                "supersedes_id": old.id,
+                "superseded_by_id": None,
+                "source": "update",
+            }
+        )
+        new = Memory.model_validate(new.model_dump())
+        retired = old.model_copy(
+            update={"valid_to": now, "superseded_by_id": new.id, "updated_at": now}
+        )
+        # New version first: a crash between the two writes leaves two current
+        # versions (visible, fixable), never a chain whose head is missing.
+        self.insert([new])
+        self.store.update_memories([retired])
+        return new
+
+    def forget(self, memory_id: str) -> Memory:
+        memory = self.get(memory_id)
+        forgotten = memory.model_copy(
+            update={"status": MemoryStatus.DELETED, "updated_at": self.clock()}
+        )
+        self.store.update_memories([forgotten])
+        return forgotten
+
+    def purge(self) -> int:
+        deleted = MemoryFilter(current_only=False, statuses=[MemoryStatus.DELETED])
+        ids = [m.id for m in self.store.iter_memories(deleted)]
+        for start in range(0, len(ids), WRITE_BATCH):
+            self.store.delete_memories(ids[start : start + WRITE_BATCH])
+        return len(ids)
+
+    def import_lines(self, lines: Iterable[str], *, skip_invalid: bool = False) -> ImportReport:
+        """Validate everything, then write. Upserts by id, so re-running an import that
+        was interrupted finishes it without duplicating anything."""
+        parsed = parse_lines(lines, skip_invalid=skip_invalid)
+        self.insert(parsed.memories)
+        self.insert_graph(parsed.entities, parsed.relations)
+        return ImportReport(
+            memories=len(parsed.memories),
+            entities=len(parsed.entities),
+            relations=len(parsed.relations),
+            skipped=parsed.skipped,
+        )
+
+    def _touch(self, memories: Sequence[Memory]) -> None:
+        now = self.clock()
+        touched = [
+            m.model_copy(update={"last_accessed": now, "access_count": m.access_count + 1})
+            for m in memories
+        ]
+        self.store.update_memories(touched)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _clean_tags(tags: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for tag in tags:
+        cleaned = tag.strip().casefold()
+        if cleaned:
+            seen.setdefault(cleaned, None)
+    return list(seen)
+

@@ -1,0 +1,115 @@
+"""Re-embedding a store with another embedder, without ever holding a half-converted store.
+
+The new store is built beside the old one; only when it is complete and flushed are the
+folders swapped (two renames), and only then is `embedder.kind` saved in config.toml.
+A crash before the swap leaves the old store untouched and a leftover folder that the
+next run removes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cortex_tui.config import EmbedderKind, Settings, save_setting
+from cortex_tui.embed.factory import make_embedder
+from cortex_tui.errors import InvalidInputError, StoreError
+from cortex_tui.store.base import MemoryFilter
+from cortex_tui.store.factory import open_store
+
+BATCH = 128
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ReembedReport:
+    source: str
+    target: str
+    memories: int
+    entities: int
+
+
+def _building(live: Path) -> Path:
+    return live.with_name(live.name + ".reembed")
+
+
+def _retired(live: Path) -> Path:
+    return live.with_name(live.name + ".old")
+
+
+def recover_interrupted(live: Path) -> None:
+    """Finish or undo a re-embed cut off between its two renames.
+
+    Old store moved aside but the new one not moved in: put the old one back (the new
+    one may be incomplete). Both renames done but the old folder not yet removed: remove
+    it.
+    """
+    retired = _retired(live)
+    if not retired.exists():
+        return
+    if live.exists():
+        shutil.rmtree(retired)
+    else:
+        retired.rename(live)
+
+
+def reembed(settings: Settings, kind: EmbedderKind, progress: Progress | None = None) -> ReembedReport:
+    if settings.store.qdrant_url:
+        raise StoreError(
+            "reembed works on the embedded store; for a Qdrant server, export, point "
+            "CORTEX_STORE__COLLECTION_PREFIX at a new prefix, set the embedder and import"
+        )
+    live = settings.store_path
+    recover_interrupted(live)
+    if not live.exists():
+        raise StoreError(f"no store at {live}; nothing to re-embed")
+    building, retired = _building(live), _retired(live)
+    if building.exists():
+        shutil.rmtree(building)
+    target_config = settings.embedder.model_copy(update={"kind": kind})
+    embedder = make_embedder(target_config)
+    source = open_store(settings.store, live, embedder.name, embedder.dimension,
+                        check_embedder=False)
+    try:
+        if source.meta.embedder == embedder.name:
+            raise InvalidInputError(f"the store is already embedded with {embedder.name}")
+        source_name = source.meta.embedder
+        target = open_store(settings.store, building, embedder.name, embedder.dimension)
+        try:
+            everything = MemoryFilter(current_only=False, statuses=None)
+            total = source.count_memories(everything)
+            done = 0
+            batch = []
+            for memory in source.iter_memories(everything):
+                batch.append(memory)
+                if len(batch) == BATCH:
+                    target.upsert_memories(batch, list(embedder.embed([m.content for m in batch])))
+                    done += len(batch)
+                    batch = []
+                    if progress:
+                        progress(done, total)
+            if batch:
+                target.upsert_memories(batch, list(embedder.embed([m.content for m in batch])))
+                done += len(batch)
+                if progress:
+                    progress(done, total)
+            entities = source.all_entities()
+            if entities:
+                target.upsert_entities(entities, list(embedder.embed([e.name for e in entities])))
+            relations = source.all_relations()
+            if relations:
+                target.upsert_relations(relations)
+            for entry in reversed(source.journal(limit=1_000_000)):
+                target.append_journal(entry)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    live.rename(retired)
+    building.rename(live)
+    shutil.rmtree(retired)
+    save_setting(settings.home, "embedder.kind", kind)
+    return ReembedReport(source=source_name, target=embedder.name, memories=done,
+                         entities=len(entities))

@@ -1,0 +1,50 @@
+"""The project's exception hierarchy.
+
+Every error a user can cause derives from `CortexError` and carries a one-line message
+that names the problem and the fix, so surfaces can print it as-is and exit non-zero
+without a traceback.
+"""
+
+from __future__ import annotations
+
+
+class CortexError(Exception):
+    """Base of every error cortex-tui raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(CortexError):
+    """Configuration is invalid (bad TOML, out-of-range weight, unknown option)."""
+
+
+class InvalidInputError(CortexError):
+    """A request's input is invalid (empty content, unknown type, malformed JSONL)."""
+
+    exit_code = 2
+
+
+class NotFoundError(CortexError):
+    """A memory, entity or other object named by id does not exist."""
+
+
+class AmbiguousIdError(CortexError):
+    """A short id prefix matches more than one object."""
+
+    exit_code = 2
+
+
+class StoreError(CortexError):
+    """The store cannot be opened or used."""
+
+
+class StoreLockedError(StoreError):
+    """Another process owns the store."""
+
+
+class EmbedderMismatchError(StoreError):
+    """The store was built by a different embedder than the one configured."""
+
+
+class EmbedderError(CortexError):
+    """The embedder cannot produce vectors (model missing, Ollama down)."""

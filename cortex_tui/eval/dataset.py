@@ -1,0 +1,150 @@
+"""Loading eval datasets (format: shared eval FORMAT.md) with errors that name the spot.
+
+A dataset that cannot be read is a user error with exit code 2 and a message naming the
+file, the line (for JSON syntax and JSONL) and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from cortex_tui.errors import InvalidInputError
+from cortex_tui.models import MemoryType, Scope, UtcDatetime
+
+
+class DatasetMemory(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    label: str = Field(min_length=1)
+    content: str = Field(min_length=1)
+    type: MemoryType | None = None
+    scope: Scope | None = None
+    project: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    created_at: UtcDatetime | None = None
+    last_accessed: UtcDatetime | None = None
+    access_count: int = Field(default=0, ge=0)
+    reinforced_count: int = Field(default=0, ge=0)
+    importance: float | None = Field(default=None, ge=0, le=1)
+    session_id: str | None = None
+    ttl_hours: float | None = Field(default=None, gt=0)
+    source: str = "eval"
+
+
+class DatasetQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    query: str = Field(min_length=1)
+    project: str | None = None
+    type: list[MemoryType] | None = None
+    tags: list[str] | None = None
+    k: int = Field(default=5, ge=1)
+    relevant: list[str] = Field(default_factory=list)
+    first: str | None = None
+    forbidden: list[str] = Field(default_factory=list)
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class DatasetExpect(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    superseded: list[tuple[str, str]] = Field(default_factory=list)
+    conflicts: list[list[str]] = Field(default_factory=list)
+    duplicates: list[tuple[str, str]] = Field(default_factory=list)
+    reinforced: list[str] = Field(default_factory=list)
+    independent: list[tuple[str, str]] = Field(default_factory=list)
+
+
+class Dataset(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    now: UtcDatetime
+    ingest: Literal["write", "raw"] = "write"
+    memories: list[DatasetMemory]
+    queries: list[DatasetQuery] = Field(default_factory=list)
+    expect: DatasetExpect = Field(default_factory=DatasetExpect)
+
+    def check_labels(self) -> None:
+        labels = [m.label for m in self.memories]
+        seen: set[str] = set()
+        for label in labels:
+            if label in seen:
+                raise InvalidInputError(f"dataset {self.name}: label {label!r} is used twice")
+            seen.add(label)
+        referenced = self._referenced_labels()
+        unknown = sorted(referenced - seen)
+        if unknown:
+            raise InvalidInputError(
+                f"dataset {self.name}: unknown label(s) {', '.join(unknown)} in queries/expect"
+            )
+
+    def _referenced_labels(self) -> set[str]:
+        refs: set[str] = set()
+        for q in self.queries:
+            refs.update(q.relevant, q.forbidden)
+            if q.first:
+                refs.add(q.first)
+        e = self.expect
+        for pair in (*e.superseded, *e.duplicates, *e.independent):
+            refs.update(pair)
+        for group in e.conflicts:
+            refs.update(group)
+        refs.update(e.reinforced)
+        return refs
+
+
+def load_datasets(paths: list[Path]) -> list[Dataset]:
+    datasets: list[Dataset] = []
+    for path in paths:
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl"))
+            if not files:
+                raise InvalidInputError(f"{path} holds no .json or .jsonl dataset files")
+            for file in files:
+                datasets.extend(_load_file(file))
+        elif path.exists():
+            datasets.extend(_load_file(path))
+        else:
+            raise InvalidInputError(f"{path} does not exist; give a dataset file or folder")
+    return datasets
+
+
+def _load_file(path: Path) -> list[Dataset]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return [
+            _validate(_decode(line, path, number), f"{path}:{number}")
+            for number, line in enumerate(text.splitlines(), 1)
+            if line.strip()
+        ]
+    return [_validate(_decode(text, path, None), str(path))]
+
+
+def _decode(text: str, path: Path, line: int | None) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"{path}:{line}" if line else f"{path}:{exc.lineno}"
+        raise InvalidInputError(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
+
+
+def _validate(raw: Any, where: str) -> Dataset:
+    try:
+        dataset = Dataset.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "dataset"
+        raise InvalidInputError(f"{where}: field {field}: {first['msg']}") from None
+    dataset.check_labels()
+    return dataset

@@ -1,0 +1,99 @@
+"""An in-memory view of the entity graph for the recall graph channel.
+
+Entities and relations are few compared with memories, so the engine keeps this view
+and rebuilds it only when the graph changes. It answers two questions per query: which
+entities the query names (rapidfuzz over names and aliases), and which memories mention
+an entity within `max_hops` relations of those (with the real hop distance).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict, deque
+from collections.abc import Iterable
+
+from rapidfuzz import fuzz
+
+from cortex_tui.models import Entity, Relation
+
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_name(name: str) -> str:
+    """The key entities are matched on: casefolded, punctuation dropped, spaces collapsed."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = _PUNCT.sub(" ", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+class GraphIndex:
+    def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]) -> None:
+        self.entities: dict[str, Entity] = {e.id: e for e in entities}
+        self._names: list[tuple[str, str]] = []
+        for entity in self.entities.values():
+            for name in (entity.name, *entity.aliases):
+                key = normalise_name(name)
+                if key:
+                    self._names.append((key, entity.id))
+        self._neighbours: dict[str, set[str]] = defaultdict(set)
+        for relation in relations:
+            if relation.valid_to is not None:
+                continue
+            if relation.subject_id in self.entities and relation.object_id in self.entities:
+                self._neighbours[relation.subject_id].add(relation.object_id)
+                self._neighbours[relation.object_id].add(relation.subject_id)
+
+    def __bool__(self) -> bool:
+        return bool(self.entities)
+
+    def entities_in(self, query: str, threshold: float) -> set[str]:
+        """Ids of entities the query names.
+
+        A name matches when it appears as whole words in the query, or, for names of
+        four characters or more, when rapidfuzz's partial ratio reaches `threshold`
+        (catches "postgres" for "Postgres 16", "kubernetes" typed "kubernets").
+        """
+        text = normalise_name(query)
+        if not text:
+            return set()
+        padded = f" {text} "
+        found: set[str] = set()
+        for key, entity_id in self._names:
+            if f" {key} " in padded:
+                found.add(entity_id)
+            elif len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold:
+                found.add(entity_id)
+        return found
+
+    def hops_from(self, seeds: set[str], max_hops: int) -> dict[str, int]:
+        """Relation distance of every entity within `max_hops` of a seed (seeds are 0)."""
+        distance = dict.fromkeys(seeds, 0)
+        queue = deque(seeds)
+        while queue:
+            current = queue.popleft()
+            if distance[current] >= max_hops:
+                continue
+            for neighbour in self._neighbours.get(current, ()):
+                if neighbour not in distance:
+                    distance[neighbour] = distance[current] + 1
+                    queue.append(neighbour)
+        return distance
+
+    def memory_hops(self, query: str, threshold: float, max_hops: int) -> dict[str, int]:
+        """Memories mentioning an entity near the query's entities → hop count.
+
+        A memory that mentions a query entity itself is 1 hop away; one that mentions a
+        neighbour of it, 2; and so on, so graph proximity (1 / hops) is 1.0, 0.5, 0.33.
+        """
+        seeds = self.entities_in(query, threshold)
+        if not seeds:
+            return {}
+        result: dict[str, int] = {}
+        for entity_id, distance in self.hops_from(seeds, max_hops).items():
+            for memory_id in self.entities[entity_id].memory_ids:
+                hops = distance + 1
+                if hops < result.get(memory_id, hops + 1):
+                    result[memory_id] = hops
+        return result

@@ -1,0 +1,287 @@
+"""The data model shared by every layer and carried unchanged over the wire.
+
+Times are always timezone-aware UTC: naive datetimes are rejected at the boundary rather
+than guessed, because a memory's age drives its recency score and its validity window.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+
+
+def _to_utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class MemoryType(StrEnum):
+    RULE = "rule"
+    PROCEDURE = "procedure"
+    FACT = "fact"
+    EPISODE = "episode"
+    PREFERENCE = "preference"
+
+
+class Scope(StrEnum):
+    PERMANENT = "permanent"
+    PROJECT = "project"
+    SESSION = "session"
+    TTL = "ttl"
+
+
+class ConflictStatus(StrEnum):
+    NONE = "none"
+    ACTIVE = "active"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class EntityType(StrEnum):
+    PERSON = "person"
+    PROJECT = "project"
+    SYSTEM = "system"
+    CONCEPT = "concept"
+    TOOL = "tool"
+    PLACE = "place"
+    OTHER = "other"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Memory(_Model):
+    """One remembered statement and everything needed to rank, version and curate it."""
+
+    id: str = Field(default_factory=new_id)
+    content: str = Field(min_length=1)
+    type: MemoryType = MemoryType.FACT
+    scope: Scope = Scope.PERMANENT
+    confidence: float = Field(default=0.9, ge=0.0, le=1.0)
+    tags: list[str] = Field(default_factory=list)
+    project: str | None = None
+    session_id: str | None = None
+    source: str = "remember"
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    last_accessed: UtcDatetime | None = None
+    access_count: int = Field(default=0, ge=0)
+    reinforced_count: int = Field(default=0, ge=0)
+    supersedes_id: str | None = None
+    superseded_by_id: str | None = None
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None = None
+    conflict_group_id: str | None = None
+    conflict_status: ConflictStatus = ConflictStatus.NONE
+    contradicts_ids: list[str] = Field(default_factory=list)
+    entity_ids: list[str] = Field(default_factory=list)
+    episode_start: UtcDatetime | None = None
+    episode_end: UtcDatetime | None = None
+    ttl_hours: float | None = Field(default=None, gt=0)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    status: MemoryStatus = MemoryStatus.ACTIVE
+
+    @property
+    def is_current(self) -> bool:
+        """A current version is the one recall serves by default."""
+        return self.valid_to is None and self.status is MemoryStatus.ACTIVE
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:8]
+
+
+class Entity(_Model):
+    """A named thing memories talk about; keyed by its normalised name plus aliases."""
+
+    id: str = Field(default_factory=new_id)
+    name: str = Field(min_length=1)
+    type: EntityType = EntityType.OTHER
+    aliases: list[str] = Field(default_factory=list)
+    created_at: UtcDatetime
+    memory_ids: list[str] = Field(default_factory=list)
+
+
+class Relation(_Model):
+    """A dated edge between two entities, e.g. (Priya, leads, atlas)."""
+
+    id: str = Field(default_factory=new_id)
+    subject_id: str
+    predicate: str = Field(min_length=1)
+    object_id: str
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None = None
+    source_memory_id: str | None = None
+    confidence: float = Field(default=0.9, ge=0.0, le=1.0)
+
+
+SIGNAL_NAMES: tuple[str, ...] = (
+    "similarity",
+    "recency",
+    "frequency",
+    "type",
+    "scope",
+    "confidence",
+    "reinforcement",
+    "tag_affinity",
+    "graph_proximity",
+)
+
+
+class SignalScore(_Model):
+    """One signal of the multi-factor score: contribution = raw × weight."""
+
+    raw: float
+    weight: float
+    contribution: float
+
+
+class ChannelHit(_Model):
+    """Where one retrieval channel placed a candidate (rank is 1-based)."""
+
+    rank: int = Field(ge=1)
+    score: float
+
+
+class ScoreBreakdown(_Model):
+    """Everything that produced a result's final score, so it can be explained exactly.
+
+    `final == weighted × supersession_penalty × conflict_penalty`, and `weighted` is the
+    sum of the nine contributions.
+    """
+
+    signals: dict[str, SignalScore]
+    weighted: float
+    supersession_penalty: float = 1.0
+    conflict_penalty: float = 1.0
+    final: float
+    cosine: float
+    lexical_score: float | None = None
+    dense: ChannelHit | None = None
+    lexical: ChannelHit | None = None
+    graph: ChannelHit | None = None
+    graph_hops: int | None = None
+    fusion: str = "weighted"
+
+
+class RecallResult(_Model):
+    memory: Memory
+    rank: int = Field(ge=1)
+    score: float
+    breakdown: ScoreBreakdown
+    conflicts_with: list[str] = Field(default_factory=list)
+
+
+class RecallResponse(_Model):
+    """A ranked answer plus the context block built from it within the token budget."""
+
+    query: str
+    results: list[RecallResult]
+    context: str
+    candidates: int
+    elapsed_ms: float
+
+
+class Explanation(_Model):
+    """Answer to "why not?": where a named memory stands for a query, or what excludes it."""
+
+    query: str
+    memory: Memory
+    rank: int | None = None
+    limit: int
+    result: RecallResult | None = None
+    excluded_by: str | None = None
+    above: list[RecallResult] = Field(default_factory=list)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class MemoryDraft(_Model):
+    """A memory as a caller proposes it; the engine fills ids, clocks and defaults.
+
+    Optional history fields (created_at, last_accessed, counts) let imports and evals
+    bring memories that were made elsewhere at another time.
+    """
+
+    content: str
+    type: MemoryType | None = None
+    scope: Scope | None = None
+    project: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    session_id: str | None = None
+    source: str = "remember"
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    ttl_hours: float | None = Field(default=None, gt=0)
+    created_at: UtcDatetime | None = None
+    last_accessed: UtcDatetime | None = None
+    access_count: int = Field(default=0, ge=0)
+    reinforced_count: int = Field(default=0, ge=0)
+    episode_start: UtcDatetime | None = None
+    episode_end: UtcDatetime | None = None
+
+
+class WriteAction(StrEnum):
+    CREATED = "created"
+    DUPLICATE = "duplicate"
+    REINFORCED = "reinforced"
+    SUPERSEDED = "superseded"
+    CONFLICT = "conflict"
+
+
+class WriteResult(_Model):
+    """What the write path did with a draft: `memory` is the one that now holds it,
+    `related` the existing memory it folded into, superseded or conflicts with."""
+
+    action: WriteAction
+    memory: Memory
+    related: Memory | None = None
+
+
+class Stats(_Model):
+    total: int
+    current: int
+    superseded: int
+    deleted: int
+    active_conflicts: int
+    by_type: dict[str, int]
+    by_scope: dict[str, int]
+    by_project: dict[str, int]
+    by_status: dict[str, int]
+    entities: int
+    relations: int
+    store: str
+    embedder: str
+    dimension: int
+
+
+class MemoryPage(_Model):
+    memories: list[Memory]
+    next_offset: str | None = None
+    total: int
+
+
+class ImportReport(_Model):
+    memories: int
+    entities: int
+    relations: int
+    skipped: list[str] = Field(default_factory=list)

@@ -1,0 +1,247 @@
+"""Recall: gather candidates from three channels, score each one, rank, format.
+
+Channels: dense (cosine over the query vector), lexical (BM25) and graph (memories that
+mention entities near the ones the query names). All three run under the same
+`MemoryFilter` inside the store's queries. Whatever channel found a candidate, it gets
+its real cosine similarity, so the breakdown never shows a made-up similarity.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+from cortex_tui.clock import Clock
+from cortex_tui.config import FusionMode, RecallConfig, RecallWeights
+from cortex_tui.embed.base import Embedder, Matrix
+from cortex_tui.format import format_context
+from cortex_tui.graph.index import GraphIndex
+from cortex_tui.models import ChannelHit, Explanation, Memory, RecallResponse, RecallResult
+from cortex_tui.recall.exclusion import exclusion_reason
+from cortex_tui.recall.fusion import relevance
+from cortex_tui.recall.request import RecallRequest
+from cortex_tui.recall.scoring import Evidence, QueryContext, query_context, score
+from cortex_tui.store.base import MemoryFilter, Store
+
+EXPLAIN_POOL = 500
+
+
+@dataclass(slots=True)
+class _Candidate:
+    memory: Memory
+    cosine: float | None = None
+    lexical_score: float | None = None
+    dense: ChannelHit | None = None
+    lexical: ChannelHit | None = None
+    graph: ChannelHit | None = None
+    graph_hops: int | None = None
+
+
+@dataclass(slots=True)
+class _Pool:
+    candidates: dict[str, _Candidate] = field(default_factory=dict)
+
+    def get(self, memory: Memory) -> _Candidate:
+        found = self.candidates.get(memory.id)
+        if found is None:
+            found = self.candidates[memory.id] = _Candidate(memory)
+        return found
+
+
+class Recaller:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: RecallConfig,
+        clock: Clock,
+        graph: Callable[[], GraphIndex],
+        weights_for: Callable[[str | None], RecallWeights],
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._config = config
+        self._clock = clock
+        self._graph = graph
+        self._weights_for = weights_for
+
+    def recall(self, request: RecallRequest) -> RecallResponse:
+        started = time.perf_counter()
+        limit = request.limit or self._config.default_limit
+        vector = self._embedder.embed_query(request.query)
+        flt = request.memory_filter()
+        pool = self._gather(request, flt, vector, self._config.dense_candidates)
+        ranked = self._rank(request, pool)
+        results = ranked[:limit]
+        context = format_context(
+            results,
+            self._clock(),
+            request.budget_tokens or self._config.budget_tokens,
+            self._config.chars_per_token,
+            request.max_chars,
+        )
+        return RecallResponse(
+            query=request.query,
+            results=results,
+            context=context,
+            candidates=len(pool.candidates),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def explain(self, request: RecallRequest, memory: Memory) -> Explanation:
+        """Where `memory` ranks for the request, even far outside the top-k.
+
+        The candidate pool is widened to `EXPLAIN_POOL` dense hits and the memory itself
+        is always scored, so the rank is exact among everything a recall could surface
+        from the dense, lexical and graph channels.
+        """
+        limit = request.limit or self._config.default_limit
+        flt = request.memory_filter()
+        reason = exclusion_reason(memory, flt)
+        if reason:
+            return Explanation(query=request.query, memory=memory, limit=limit, excluded_by=reason)
+        vector = self._embedder.embed_query(request.query)
+        pool = self._gather(request, flt, vector, EXPLAIN_POOL, extra_ids={memory.id})
+        ranked = self._rank(request, pool)
+        position = next(i for i, r in enumerate(ranked) if r.memory.id == memory.id)
+        return Explanation(
+            query=request.query,
+            memory=memory,
+            rank=position + 1,
+            limit=limit,
+            result=ranked[position],
+            above=ranked[: min(position, limit)],
+        )
+
+    def _gather(
+        self,
+        request: RecallRequest,
+        flt: MemoryFilter,
+        vector: Matrix,
+        dense_limit: int,
+        extra_ids: Collection[str] = (),
+    ) -> _Pool:
+        pool = _Pool()
+        for rank, hit in enumerate(self._store.search_dense(vector, flt, dense_limit), 1):
+            candidate = pool.get(hit.memory)
+            candidate.cosine = hit.score
+            candidate.dense = ChannelHit(rank=rank, score=hit.score)
+        if self._config.lexical_candidates:
+            lexical = self._store.search_lexical(
+                request.query, flt, self._config.lexical_candidates
+            )
+            for rank, hit in enumerate(lexical, 1):
+                candidate = pool.get(hit.memory)
+                candidate.lexical_score = hit.score
+                candidate.lexical = ChannelHit(rank=rank, score=hit.score)
+        self._gather_graph(request, flt, vector, pool)
+        missing_extra = [i for i in extra_ids if i not in pool.candidates]
+        if missing_extra:
+            self._add_lexical_scores(request.query, flt, missing_extra, pool, vector)
+        self._fill_cosines(flt, vector, pool)
+        return pool
+
+    def _gather_graph(
+        self, request: RecallRequest, flt: MemoryFilter, vector: Matrix, pool: _Pool
+    ) -> None:
+        if not self._config.graph_candidates:
+            return
+        graph = self._graph()
+        if not graph:
+            return
+        hops = graph.memory_hops(
+            request.query, self._config.graph_match_threshold, self._config.graph_max_hops
+        )
+        if not hops:
+            return
+        closest = sorted(hops, key=lambda memory_id: hops[memory_id])
+        allowed = closest[: self._config.graph_candidates * 4]
+        hits = self._store.search_dense(
+            vector, flt.model_copy(update={"ids": allowed}), len(allowed)
+        )
+        # Rank graph hits by hop distance first, then by cosine: the channel's own order.
+        ordered = sorted(hits, key=lambda h: (hops[h.memory.id], -h.score))
+        for rank, hit in enumerate(ordered[: self._config.graph_candidates], 1):
+            candidate = pool.get(hit.memory)
+            candidate.cosine = hit.score
+            candidate.graph_hops = hops[hit.memory.id]
+            candidate.graph = ChannelHit(rank=rank, score=1.0 / hops[hit.memory.id])
+
+    def _add_lexical_scores(
+        self, query: str, flt: MemoryFilter, ids: list[str], pool: _Pool, vector: Matrix
+    ) -> None:
+        """Score named memories on the lexical channel too (BM25 keeps corpus IDF)."""
+        restricted = flt.model_copy(update={"ids": ids})
+        for hit in self._store.search_lexical(query, restricted, len(ids)):
+            pool.get(hit.memory).lexical_score = hit.score
+        for hit in self._store.search_dense(vector, restricted, len(ids)):
+            pool.get(hit.memory).cosine = hit.score
+
+    def _fill_cosines(self, flt: MemoryFilter, vector: Matrix, pool: _Pool) -> None:
+        missing = [c.memory.id for c in pool.candidates.values() if c.cosine is None]
+        if not missing:
+            return
+        restricted = flt.model_copy(update={"ids": missing})
+        for hit in self._store.search_dense(vector, restricted, len(missing)):
+            pool.candidates[hit.memory.id].cosine = hit.score
+
+    def _rank(self, request: RecallRequest, pool: _Pool) -> list[RecallResult]:
+        config = self._config
+        mode: FusionMode = request.fusion or config.fusion
+        weights = request.weights or self._weights_for(request.profile)
+        ctx: QueryContext = query_context(request.query, request.project, self._clock())
+        candidates = list(pool.candidates.values())
+        max_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0)
+        channels = 1 + bool(config.lexical_candidates) + bool(config.graph_candidates)
+        present = set(pool.candidates)
+        scored: list[RecallResult] = []
+        for c in candidates:
+            cosine = c.cosine or 0.0
+            fused = relevance(
+                mode,
+                cosine=cosine,
+                lexical_score=c.lexical_score,
+                max_lexical=max_lexical,
+                ranks=(c.dense, c.lexical, c.graph),
+                channels=channels,
+                lexical_weight=config.lexical_weight,
+                rrf_k=config.rrf_k,
+            )
+            evidence = Evidence(
+                cosine=cosine,
+                relevance=fused,
+                lexical_score=c.lexical_score,
+                dense=c.dense,
+                lexical=c.lexical,
+                graph=c.graph,
+                graph_hops=c.graph_hops,
+            )
+            breakdown = score(
+                c.memory,
+                evidence,
+                ctx,
+                config,
+                weights,
+                successor_present=c.memory.superseded_by_id in present,
+                fusion=mode,
+            )
+            scored.append(
+                RecallResult(
+                    memory=c.memory,
+                    rank=1,
+                    score=breakdown.final,
+                    breakdown=breakdown,
+                    conflicts_with=_conflict_partners(c.memory),
+                )
+            )
+        scored.sort(key=lambda r: (-r.score, -r.breakdown.cosine, r.memory.id))
+        for rank, result in enumerate(scored, 1):
+            result.rank = rank
+        return scored
+
+
+def _conflict_partners(memory: Memory) -> list[str]:
+    if memory.conflict_status.value != "active":
+        return []
+    return [other[:8] for other in memory.contradicts_ids]

@@ -1,0 +1,37 @@
+"""What a caller asks recall for; one pydantic model so it crosses the service unchanged."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cortex_tui.config import FusionMode, RecallWeights
+from cortex_tui.models import MemoryStatus, MemoryType, UtcDatetime
+from cortex_tui.store.base import MemoryFilter
+
+
+class RecallRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1)
+    project: str | None = None
+    types: list[MemoryType] | None = None
+    tags: list[str] | None = None
+    limit: int | None = Field(default=None, ge=1, le=1000)
+    budget_tokens: int | None = Field(default=None, ge=1)
+    max_chars: int | None = Field(default=None, ge=1)
+    include_history: bool = False
+    as_of: UtcDatetime | None = None
+    update_access: bool = True
+    profile: str | None = None
+    weights: RecallWeights | None = None
+    fusion: FusionMode | None = None
+
+    def memory_filter(self) -> MemoryFilter:
+        return MemoryFilter(
+            project=self.project,
+            types=self.types,
+            tags=self.tags,
+            current_only=not self.include_history,
+            as_of=self.as_of,
+            statuses=[MemoryStatus.ACTIVE],
+        )

@@ -1,0 +1,155 @@
+"""The multi-factor score: nine signals, each raw value × weight, then two penalties.
+
+Kept as pure functions of a memory, its channel evidence and the clock so that the
+score of any memory can be recomputed and explained exactly (the breakdown's
+contributions sum to the weighted score, and `final = weighted × penalties`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from cortex_tui.config import RecallConfig, RecallWeights
+from cortex_tui.models import (
+    SIGNAL_NAMES,
+    ChannelHit,
+    ConflictStatus,
+    Memory,
+    Scope,
+    ScoreBreakdown,
+    SignalScore,
+)
+
+_WORD = re.compile(r"[\w][\w.+#/-]*", re.UNICODE)
+
+
+@dataclass(slots=True)
+class Evidence:
+    """What the retrieval channels learned about one candidate."""
+
+    cosine: float
+    relevance: float
+    lexical_score: float | None = None
+    dense: ChannelHit | None = None
+    lexical: ChannelHit | None = None
+    graph: ChannelHit | None = None
+    graph_hops: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueryContext:
+    """Per-query facts every candidate is scored against."""
+
+    words: frozenset[str]
+    text: str
+    project: str | None
+    now: datetime
+
+
+def query_context(query: str, project: str | None, now: datetime) -> QueryContext:
+    lowered = query.casefold()
+    words = {w.strip(".-/") for w in _WORD.findall(lowered)}
+    return QueryContext(words=frozenset(w for w in words if w), text=lowered, project=project,
+                        now=now)
+
+
+def recency(memory: Memory, now: datetime, half_life_hours: float) -> float:
+    seen = memory.last_accessed or memory.created_at
+    hours = max(0.0, (now - seen).total_seconds() / 3600.0)
+    return math.exp(-math.log(2) * hours / half_life_hours)
+
+
+def frequency(access_count: int, divisor: float) -> float:
+    return min(1.0, math.log2(1 + access_count) / divisor)
+
+
+def reinforcement(reinforced_count: int, divisor: float) -> float:
+    return min(1.0, math.log2(1 + reinforced_count) / divisor)
+
+
+def type_signal(memory: Memory, config: RecallConfig) -> float:
+    multipliers = config.type_multipliers.model_dump()
+    return float(multipliers[memory.type.value]) / max(multipliers.values())
+
+
+def scope_signal(memory: Memory, project: str | None, config: RecallConfig) -> float:
+    m = config.scope_multipliers
+    if memory.scope is Scope.PROJECT:
+        value = m.project_match if project and memory.project == project else m.project_other
+    else:
+        value = {Scope.PERMANENT: m.permanent, Scope.SESSION: m.session, Scope.TTL: m.ttl}[
+            memory.scope
+        ]
+    return value / max(m.model_dump().values())
+
+
+def confidence_signal(confidence: float, config: RecallConfig) -> float:
+    return config.unknown_confidence if confidence < config.unknown_confidence_below else confidence
+
+
+def tag_affinity(tags: list[str], ctx: QueryContext) -> float:
+    """Share of the memory's tags that the query mentions (a multi-word tag as a phrase)."""
+    if not tags:
+        return 0.0
+    hits = 0
+    for tag in tags:
+        t = tag.casefold().strip()
+        if t in ctx.words or (len(t) > 2 and any(sep in t for sep in " -_") and t in ctx.text):
+            hits += 1
+    return hits / len(tags)
+
+
+def graph_proximity(hops: int | None) -> float:
+    return 0.0 if not hops else 1.0 / hops
+
+
+def score(
+    memory: Memory,
+    evidence: Evidence,
+    ctx: QueryContext,
+    config: RecallConfig,
+    weights: RecallWeights,
+    *,
+    successor_present: bool,
+    fusion: str,
+) -> ScoreBreakdown:
+    raw = {
+        "similarity": max(0.0, min(1.0, evidence.relevance)),
+        "recency": recency(memory, ctx.now, config.recency_half_life_hours),
+        "frequency": frequency(memory.access_count, config.frequency_log_divisor),
+        "type": type_signal(memory, config),
+        "scope": scope_signal(memory, ctx.project, config),
+        "confidence": confidence_signal(memory.confidence, config),
+        "reinforcement": reinforcement(memory.reinforced_count, config.reinforcement_log_divisor),
+        "tag_affinity": tag_affinity(memory.tags, ctx),
+        "graph_proximity": graph_proximity(evidence.graph_hops),
+    }
+    weight_values = weights.model_dump()
+    signals = {
+        name: SignalScore(
+            raw=raw[name], weight=weight_values[name], contribution=raw[name] * weight_values[name]
+        )
+        for name in SIGNAL_NAMES
+    }
+    weighted = math.fsum(s.contribution for s in signals.values())
+    supersession = config.supersession_penalty if successor_present else 1.0
+    conflict = (
+        config.conflict_penalty if memory.conflict_status is ConflictStatus.ACTIVE else 1.0
+    )
+    return ScoreBreakdown(
+        signals=signals,
+        weighted=weighted,
+        supersession_penalty=supersession,
+        conflict_penalty=conflict,
+        final=weighted * supersession * conflict,
+        cosine=evidence.cosine,
+        lexical_score=evidence.lexical_score,
+        dense=evidence.dense,
+        lexical=evidence.lexical,
+        graph=evidence.graph,
+        graph_hops=evidence.graph_hops,
+        fusion=fusion,
+    )

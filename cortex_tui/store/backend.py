@@ -1,0 +1,373 @@
+"""The `Store` protocol implemented once, over a dozen per-backend point primitives.
+
+Edge and qdrant-client differ only in how they spell a point, a query or a condition;
+what a store operation means (validation, payload mapping, the lexical channel, journal
+order, what "not found" does) is written here, so the two backends cannot drift apart.
+A backend subclasses `QdrantStore` and implements the `_` primitives; primitives never
+flush, each public write ends with one `_commit` (Edge: `flush()`).
+
+Collections: `memories` (dense "dense" + sparse "lexical" + payload), `entities` (dense
+name vector + payload), `relations` and `journal` (payload only).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
+
+from cortex_tui.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
+from cortex_tui.models import Entity, Memory, Relation
+from cortex_tui.store.base import (
+    JournalEntry,
+    MemoryFilter,
+    ScoredEntity,
+    ScoredMemory,
+    StoreMeta,
+    Vector,
+)
+from cortex_tui.store.filters import (
+    JOURNAL_ORDER_FIELD,
+    MEMORY_KEYWORD_FIELDS,
+    C,
+    ConditionBuilder,
+    memory_conditions,
+    relation_conditions,
+)
+from cortex_tui.store.lexical import SparseTerms, encode_document, encode_query
+from cortex_tui.store.payload import (
+    from_payload,
+    is_point_id,
+    journal_from_payload,
+    journal_to_payload,
+    point_ids,
+    require_point_ids,
+    require_vectors,
+    to_payload,
+)
+
+DENSE = "dense"
+LEXICAL = "lexical"
+Payload = Mapping[str, Any]
+_Record = TypeVar("_Record", Memory, Entity)
+
+
+class Collection(StrEnum):
+    MEMORIES = "memories"
+    ENTITIES = "entities"
+    RELATIONS = "relations"
+    JOURNAL = "journal"
+
+
+@dataclass(frozen=True, slots=True)
+class PointData:
+    """A point to write: payload plus the vectors its collection has."""
+
+    id: str
+    payload: dict[str, Any]
+    dense: list[float] | None = None
+    sparse: SparseTerms | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    payload: Payload
+    score: float
+
+
+def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, location: str) -> None:
+    """Refuse to mix vectors of two embedders: the scores would be silent garbage."""
+    if meta.embedder == embedder_name and meta.dimension == dimension:
+        return
+    raise EmbedderMismatchError(
+        f"store at {location} was built with {meta.embedder} ({meta.dimension}-d) but the "
+        f"configured embedder is {embedder_name} ({dimension}-d); run `cortex-tui reembed` "
+        "to convert it, or set CORTEX_EMBEDDER__KIND back"
+    )
+
+
+def _memory_vectors(memory: Memory, vector: Vector) -> PointData:
+    return PointData(
+        memory.id,
+        to_payload(memory),
+        dense=[float(x) for x in vector],
+        sparse=encode_document(memory.content, memory.tags),
+    )
+
+
+class QdrantStore(ABC, Generic[C]):
+    """A `Store` over Qdrant points; see the module docstring for the split."""
+
+    def __init__(self, meta: StoreMeta, location: str, build: ConditionBuilder[C]) -> None:
+        self._meta = meta
+        self._location = location
+        self._build = build
+
+    @property
+    def meta(self) -> StoreMeta:
+        return self._meta
+
+    @property
+    def location(self) -> str:
+        return self._location
+
+    # --- primitives -------------------------------------------------------------------
+
+    @abstractmethod
+    def _upsert(self, coll: Collection, points: Sequence[PointData]) -> None: ...
+
+    @abstractmethod
+    def _retrieve(
+        self, coll: Collection, ids: Sequence[str], fields: Sequence[str] | None = None
+    ) -> list[Payload]:
+        """Payloads (all fields, or only `fields`) of the points that exist among `ids`."""
+
+    @abstractmethod
+    def _dense_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[float]]: ...
+
+    @abstractmethod
+    def _search(
+        self,
+        coll: Collection,
+        using: str,
+        vector: list[float] | SparseTerms,
+        cond: C | None,
+        limit: int,
+    ) -> list[Hit]: ...
+
+    @abstractmethod
+    def _scroll(
+        self, coll: Collection, cond: C | None, limit: int, offset: str | None
+    ) -> tuple[list[Payload], str | None]:
+        """A page in id order and the id the next page starts at."""
+
+    @abstractmethod
+    def _latest(self, coll: Collection, key: str, limit: int) -> list[Payload]:
+        """The `limit` points with the largest integer `key`, largest first."""
+
+    @abstractmethod
+    def _count(self, coll: Collection, cond: C | None) -> int: ...
+
+    @abstractmethod
+    def _facet(self, coll: Collection, key: str, cond: C | None, limit: int) -> dict[str, int]: ...
+
+    @abstractmethod
+    def _overwrite_payloads(self, coll: Collection, points: Sequence[PointData]) -> None: ...
+
+    @abstractmethod
+    def _set_sparse(self, coll: Collection, vectors: Sequence[tuple[str, SparseTerms]]) -> None:
+        """Replace the lexical vectors of existing points, keeping their dense ones."""
+
+    @abstractmethod
+    def _delete(self, coll: Collection, ids: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def _commit(self, coll: Collection) -> None:
+        """Make the writes to `coll` durable."""
+
+    @abstractmethod
+    def optimize(self) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # --- memories ---------------------------------------------------------------------
+
+    def upsert_memories(self, memories: Sequence[Memory], vectors: Sequence[Vector]) -> None:
+        require_point_ids(m.id for m in memories)
+        require_vectors(len(memories), vectors, self._meta.dimension, "memories")
+        if memories:
+            self._upsert(Collection.MEMORIES, list(map(_memory_vectors, memories, vectors)))
+            self._commit(Collection.MEMORIES)
+
+    def update_memories(self, memories: Sequence[Memory]) -> None:
+        """Payload-only update. The lexical vector is rebuilt when tags changed (tags are
+        indexed); a content change is refused since the dense vector would go stale."""
+        ids = [m.id for m in memories]
+        require_point_ids(ids)
+        stored = {
+            p["id"]: p for p in self._retrieve(Collection.MEMORIES, ids, ("id", "content", "tags"))
+        }
+        for memory in memories:
+            before = stored.get(memory.id)
+            if before is None:
+                raise NotFoundError(f"memory {memory.short_id} does not exist")
+            if before["content"] != memory.content:
+                raise InvalidInputError(
+                    f"memory {memory.short_id}: content changed; store it with a new vector "
+                    "(upsert_memories)"
+                )
+        if not memories:
+            return
+        self._overwrite_payloads(
+            Collection.MEMORIES, [PointData(m.id, to_payload(m)) for m in memories]
+        )
+        retagged = [
+            (m.id, encode_document(m.content, m.tags))
+            for m in memories
+            if stored[m.id]["tags"] != m.tags
+        ]
+        if retagged:
+            self._set_sparse(Collection.MEMORIES, retagged)
+        self._commit(Collection.MEMORIES)
+
+    def get_memories(self, ids: Sequence[str]) -> list[Memory]:
+        return self._get(Collection.MEMORIES, Memory, ids)
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        return self._dense_vectors(Collection.MEMORIES, list(dict.fromkeys(point_ids(ids))))
+
+    def find_ids_by_prefix(self, prefix: str, limit: int = 2) -> list[str]:
+        """Ids are lowercase UUIDs, so the prefix is lowercased; an empty one names none."""
+        if not prefix:
+            return []
+        cond = self._build.match_prefix("id", prefix.lower())
+        payloads, _ = self._scroll(Collection.MEMORIES, cond, limit, None)
+        return [str(p["id"]) for p in payloads]
+
+    def search_dense(self, vector: Vector, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
+        require_vectors(1, [vector], self._meta.dimension, "query")
+        dense = [float(x) for x in vector]
+        return self._scored(self._search(Collection.MEMORIES, DENSE, dense, self._cond(flt), limit))
+
+    def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
+        query = encode_query(text)
+        if not query[0]:
+            return []
+        return self._scored(
+            self._search(Collection.MEMORIES, LEXICAL, query, self._cond(flt), limit)
+        )
+
+    def scroll_memories(
+        self, flt: MemoryFilter, limit: int, offset: str | None = None
+    ) -> tuple[list[Memory], str | None]:
+        if offset is not None and not is_point_id(offset):
+            raise InvalidInputError(f"scroll offset {offset!r} is not a memory id")
+        payloads, following = self._scroll(Collection.MEMORIES, self._cond(flt), limit, offset)
+        return [from_payload(Memory, p) for p in payloads], following
+
+    def iter_memories(self, flt: MemoryFilter, batch: int = 256) -> Iterator[Memory]:
+        offset: str | None = None
+        while True:
+            page, offset = self.scroll_memories(flt, batch, offset)
+            yield from page
+            if offset is None:
+                return
+
+    def count_memories(self, flt: MemoryFilter) -> int:
+        return self._count(Collection.MEMORIES, self._cond(flt))
+
+    def facet_memories(self, key: str, flt: MemoryFilter, limit: int = 100) -> dict[str, int]:
+        if key not in MEMORY_KEYWORD_FIELDS:
+            known = ", ".join(MEMORY_KEYWORD_FIELDS)
+            raise InvalidInputError(f"cannot count memories by {key!r}; known fields: {known}")
+        return self._facet(Collection.MEMORIES, key, self._cond(flt), limit)
+
+    def delete_memories(self, ids: Sequence[str]) -> None:
+        self._delete_ids(Collection.MEMORIES, ids)
+
+    # --- entities and relations -------------------------------------------------------
+
+    def upsert_entities(self, entities: Sequence[Entity], vectors: Sequence[Vector]) -> None:
+        require_point_ids(e.id for e in entities)
+        require_vectors(len(entities), vectors, self._meta.dimension, "entities")
+        points = [
+            PointData(e.id, to_payload(e), dense=[float(x) for x in v])
+            for e, v in zip(entities, vectors, strict=True)
+        ]
+        self._write(Collection.ENTITIES, points)
+
+    def update_entities(self, entities: Sequence[Entity]) -> None:
+        ids = [e.id for e in entities]
+        require_point_ids(ids)
+        stored = {p["id"] for p in self._retrieve(Collection.ENTITIES, ids, ("id",))}
+        for entity in entities:
+            if entity.id not in stored:
+                raise NotFoundError(f"entity {entity.name!r} ({entity.id[:8]}) does not exist")
+        if entities:
+            points = [PointData(e.id, to_payload(e)) for e in entities]
+            self._overwrite_payloads(Collection.ENTITIES, points)
+            self._commit(Collection.ENTITIES)
+
+    def get_entities(self, ids: Sequence[str]) -> list[Entity]:
+        return self._get(Collection.ENTITIES, Entity, ids)
+
+    def all_entities(self) -> list[Entity]:
+        return [from_payload(Entity, p) for p in self._scroll_all(Collection.ENTITIES, None)]
+
+    def search_entities(self, vector: Vector, limit: int) -> list[ScoredEntity]:
+        require_vectors(1, [vector], self._meta.dimension, "query")
+        hits = self._search(Collection.ENTITIES, DENSE, [float(x) for x in vector], None, limit)
+        return [ScoredEntity(from_payload(Entity, h.payload), h.score) for h in hits]
+
+    def delete_entities(self, ids: Sequence[str]) -> None:
+        self._delete_ids(Collection.ENTITIES, ids)
+
+    def upsert_relations(self, relations: Sequence[Relation]) -> None:
+        require_point_ids(r.id for r in relations)
+        self._write(Collection.RELATIONS, [PointData(r.id, to_payload(r)) for r in relations])
+
+    def relations_of(self, entity_ids: Sequence[str], current_only: bool = True) -> list[Relation]:
+        if not entity_ids:
+            return []
+        cond = relation_conditions(entity_ids, current_only, self._build)
+        return [from_payload(Relation, p) for p in self._scroll_all(Collection.RELATIONS, cond)]
+
+    def all_relations(self) -> list[Relation]:
+        return [from_payload(Relation, p) for p in self._scroll_all(Collection.RELATIONS, None)]
+
+    def delete_relations(self, ids: Sequence[str]) -> None:
+        self._delete_ids(Collection.RELATIONS, ids)
+
+    # --- journal ------------------------------------------------------------------------
+
+    def append_journal(self, entry: JournalEntry) -> None:
+        """Entries are numbered in append order (`seq`), which is what undo needs even
+        when timestamps tie."""
+        require_point_ids([entry.id])
+        latest = self._latest(Collection.JOURNAL, JOURNAL_ORDER_FIELD, 1)
+        seq = int(latest[0][JOURNAL_ORDER_FIELD]) + 1 if latest else 0
+        self._write(Collection.JOURNAL, [PointData(entry.id, journal_to_payload(entry, seq))])
+
+    def journal(self, limit: int = 50) -> list[JournalEntry]:
+        return [
+            journal_from_payload(p)
+            for p in self._latest(Collection.JOURNAL, JOURNAL_ORDER_FIELD, limit)
+        ]
+
+    def delete_journal(self, ids: Sequence[str]) -> None:
+        self._delete_ids(Collection.JOURNAL, ids)
+
+    # --- helpers ----------------------------------------------------------------------
+
+    def _cond(self, flt: MemoryFilter) -> C | None:
+        return memory_conditions(flt, self._build)
+
+    def _scored(self, hits: list[Hit]) -> list[ScoredMemory]:
+        return [ScoredMemory(from_payload(Memory, h.payload), h.score) for h in hits]
+
+    def _get(self, coll: Collection, model: type[_Record], ids: Sequence[str]) -> list[_Record]:
+        wanted = point_ids(ids)
+        found = {p["id"]: p for p in self._retrieve(coll, list(dict.fromkeys(wanted)))}
+        return [from_payload(model, found[i]) for i in wanted if i in found]
+
+    def _scroll_all(self, coll: Collection, cond: C | None) -> Iterator[Payload]:
+        offset: str | None = None
+        while True:
+            page, offset = self._scroll(coll, cond, 256, offset)
+            yield from page
+            if offset is None:
+                return
+
+    def _write(self, coll: Collection, points: Sequence[PointData]) -> None:
+        if points:
+            self._upsert(coll, points)
+            self._commit(coll)
+
+    def _delete_ids(self, coll: Collection, ids: Sequence[str]) -> None:
+        valid = point_ids(ids)
+        if valid:
+            self._delete(coll, valid)
+            self._commit(coll)

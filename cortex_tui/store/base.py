@@ -1,0 +1,205 @@
+"""The `Store` protocol: what the engine needs from a vector store, nothing more.
+
+Two Qdrant backends implement it (embedded Qdrant Edge, qdrant-client for a server or
+`:memory:`) and pass one contract suite. Filters are expressed as `MemoryFilter` and
+every backend translates them into a filter *inside* the vector query (pre-filtering):
+a filtered query must never be top-k first and filtered after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cortex_tui.models import (
+    ConflictStatus,
+    Entity,
+    Memory,
+    MemoryStatus,
+    MemoryType,
+    Relation,
+    Scope,
+    UtcDatetime,
+)
+
+Vector = Sequence[float]
+
+
+class MemoryFilter(BaseModel):
+    """Which memories a query may see. Every condition is ANDed.
+
+    - `project`: that project's memories **plus** global ones (project is null).
+      `project_only=True` drops the global ones (browsing one project).
+    - `current_only`: only current versions (`valid_to` is null). Ignored when `as_of`
+      is set: then a version qualifies when `valid_from <= as_of < valid_to` (or
+      `valid_to` is null) and it was created by `as_of`.
+    - `statuses`: memory status must be one of these (default: active only).
+    - `exclude_conflict_statuses`: e.g. `[resolved]` to hide memories retired by a
+      conflict resolution.
+    - `types`, `scopes`, `conflict_statuses`: match any of the given values.
+    - `tags`: the memory has at least one of these tags.
+    - `ids`: restrict to these ids (used by the graph channel and "why not?").
+    - `session_id`: exact match.
+    - `text`: case-insensitive match of every word in content (full-text index).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    project: str | None = None
+    project_only: bool = False
+    current_only: bool = True
+    as_of: UtcDatetime | None = None
+    statuses: list[MemoryStatus] | None = Field(default_factory=lambda: [MemoryStatus.ACTIVE])
+    exclude_conflict_statuses: list[ConflictStatus] = Field(default_factory=list)
+    types: list[MemoryType] | None = None
+    scopes: list[Scope] | None = None
+    conflict_statuses: list[ConflictStatus] | None = None
+    tags: list[str] | None = None
+    ids: list[str] | None = None
+    session_id: str | None = None
+    text: str | None = None
+
+
+class StoreMeta(BaseModel):
+    """Recorded at creation: which embedder made the vectors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    embedder: str
+    dimension: int
+    schema_version: int = 1
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    memory: Memory
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredEntity:
+    entity: Entity
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One curation action, enough to undo it: the memories as they were before."""
+
+    id: str
+    created_at: datetime
+    action: str
+    payload: dict[str, Any]
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A memory store. Writes are durable when the call returns (flushed)."""
+
+    @property
+    def meta(self) -> StoreMeta: ...
+
+    @property
+    def location(self) -> str:
+        """Human-readable place of the store (folder or URL), for messages."""
+        ...
+
+    # memories
+    def upsert_memories(self, memories: Sequence[Memory], vectors: Sequence[Vector]) -> None:
+        """Insert or replace memories with their dense vectors (lexical index derived
+        from content by the store)."""
+        ...
+
+    def update_memories(self, memories: Sequence[Memory]) -> None:
+        """Replace the payload of existing memories, keeping their vectors.
+
+        Content changes are not allowed here (they need a new vector): use
+        `upsert_memories`.
+        """
+        ...
+
+    def get_memories(self, ids: Sequence[str]) -> list[Memory]:
+        """The memories that exist among `ids`, in the order of `ids`."""
+        ...
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]: ...
+
+    def find_ids_by_prefix(self, prefix: str, limit: int = 2) -> list[str]:
+        """Ids starting with `prefix` (at most `limit`), for short-id resolution."""
+        ...
+
+    def search_dense(self, vector: Vector, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
+        """Cosine similarity search, filter applied inside the query, best first."""
+        ...
+
+    def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
+        """BM25 search over content (and tags), same filter semantics, best first.
+        Returns [] when the text has no indexable term."""
+        ...
+
+    def scroll_memories(
+        self, flt: MemoryFilter, limit: int, offset: str | None = None
+    ) -> tuple[list[Memory], str | None]:
+        """A page of memories in id order and the offset of the next page (None at end).
+
+        Vectors are not part of a page (a `Memory` has no place for them): use
+        `get_vectors` with the page's ids."""
+        ...
+
+    def iter_memories(self, flt: MemoryFilter, batch: int = 256) -> Iterator[Memory]: ...
+
+    def count_memories(self, flt: MemoryFilter) -> int: ...
+
+    def facet_memories(self, key: str, flt: MemoryFilter, limit: int = 100) -> dict[str, int]:
+        """Counts per value of a keyword field (type, scope, project, tags, status...)."""
+        ...
+
+    def delete_memories(self, ids: Sequence[str]) -> None:
+        """Hard delete (purge). Normal operations never call this."""
+        ...
+
+    # entities and relations
+    def upsert_entities(self, entities: Sequence[Entity], vectors: Sequence[Vector]) -> None: ...
+
+    def update_entities(self, entities: Sequence[Entity]) -> None:
+        """Replace entity payloads keeping their name vectors (name unchanged)."""
+        ...
+
+    def get_entities(self, ids: Sequence[str]) -> list[Entity]: ...
+
+    def all_entities(self) -> list[Entity]: ...
+
+    def search_entities(self, vector: Vector, limit: int) -> list[ScoredEntity]: ...
+
+    def delete_entities(self, ids: Sequence[str]) -> None: ...
+
+    def upsert_relations(self, relations: Sequence[Relation]) -> None: ...
+
+    def relations_of(self, entity_ids: Sequence[str], current_only: bool = True) -> list[Relation]:
+        """Relations whose subject or object is one of `entity_ids`."""
+        ...
+
+    def all_relations(self) -> list[Relation]: ...
+
+    def delete_relations(self, ids: Sequence[str]) -> None: ...
+
+    # curation journal (undo log)
+    def append_journal(self, entry: JournalEntry) -> None: ...
+
+    def journal(self, limit: int = 50) -> list[JournalEntry]:
+        """Most recent first."""
+        ...
+
+    def delete_journal(self, ids: Sequence[str]) -> None: ...
+
+    # maintenance
+    def optimize(self) -> None:
+        """Build indexes (HNSW); slow, maintenance only, never on a hook path."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,333 @@
+"""The embedded default store: Qdrant Edge (Qdrant's Rust engine in-process).
+
+Layout of a store folder (`$CORTEX_HOME/store/`):
+
+    .lock            flock of the owning process, holding its pid (see `lock.py`)
+    meta.json        `StoreMeta`: which embedder made the vectors (written last, atomically)
+    memories/        shard: dense "dense" (cosine) + sparse "lexical" (IDF) + payload
+    entities/        shard: dense "dense" (the entity name) + payload
+    relations/       shard: payload only
+    journal/         shard: payload only
+
+Edge has no named collections, so each collection is its own shard. An Edge shard must
+declare at least one vector, and a payload-only point must still fit it: relations and
+journal declare one sparse vector slot ("none") that no point fills, which costs nothing
+(a 1-d dense dummy would store and index a vector for every point).
+
+Every filtered field has a payload index (without one a filter scans every payload:
+0.3 s at 100k points instead of milliseconds); indexes missing from an existing shard are
+added on open, so a newer version can index more fields without a migration.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import cast
+
+import qdrant_edge as qe
+from pydantic import ValidationError
+
+from cortex_tui.errors import StoreError
+from cortex_tui.models import utcnow
+from cortex_tui.store.backend import (
+    DENSE,
+    LEXICAL,
+    Collection,
+    Hit,
+    Payload,
+    PointData,
+    QdrantStore,
+    require_embedder,
+)
+from cortex_tui.store.base import StoreMeta
+from cortex_tui.store.filters import (
+    JOURNAL_ORDER_FIELD,
+    MEMORY_DATETIME_FIELDS,
+    MEMORY_KEYWORD_FIELDS,
+    MEMORY_TEXT_FIELD,
+    RELATION_DATETIME_FIELDS,
+    RELATION_KEYWORD_FIELDS,
+)
+from cortex_tui.store.lexical import SparseTerms
+from cortex_tui.store.lock import StoreLock
+
+META_NAME = "meta.json"
+_UNUSED_SPARSE = "none"
+
+EdgeCondition = qe.FieldCondition | qe.IsEmptyCondition | qe.HasIdCondition | qe.Filter
+_IndexSchema = qe.PayloadSchemaType | qe.KeywordIndexParams | qe.TextIndexParams
+
+
+class EdgeConditions:
+    """`ConditionBuilder` for Edge's filter classes."""
+
+    def match_value(self, key: str, value: str) -> EdgeCondition:
+        return qe.FieldCondition(key, match=qe.MatchValue(value))
+
+    def match_any(self, key: str, values: Sequence[str]) -> EdgeCondition:
+        return qe.FieldCondition(key, match=qe.MatchAny(list(values)))
+
+    def match_text(self, key: str, text: str) -> EdgeCondition:
+        return qe.FieldCondition(key, match=qe.MatchText(text))
+
+    def match_prefix(self, key: str, prefix: str) -> EdgeCondition:
+        return qe.FieldCondition(key, match=qe.MatchPrefix(prefix))
+
+    def is_empty(self, key: str) -> EdgeCondition:
+        return qe.IsEmptyCondition(key)
+
+    def has_id(self, ids: Sequence[str]) -> EdgeCondition:
+        return qe.HasIdCondition(set(ids))
+
+    def datetime_range(
+        self, key: str, *, gt: str | None = None, lte: str | None = None
+    ) -> EdgeCondition:
+        return qe.FieldCondition(key, range=qe.RangeDateTime(gt=gt, lte=lte))
+
+    def combine(
+        self,
+        must: Sequence[EdgeCondition] = (),
+        should: Sequence[EdgeCondition] = (),
+        must_not: Sequence[EdgeCondition] = (),
+    ) -> EdgeCondition:
+        return qe.Filter(
+            must=list(must) or None, should=list(should) or None, must_not=list(must_not) or None
+        )
+
+
+def _shard_config(coll: Collection, dimension: int) -> qe.EdgeConfig:
+    dense = {DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)}
+    if coll is Collection.MEMORIES:
+        lexical = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+        return qe.EdgeConfig(vectors=dense, sparse_vectors=lexical)
+    if coll is Collection.ENTITIES:
+        return qe.EdgeConfig(vectors=dense)
+    return qe.EdgeConfig(sparse_vectors={_UNUSED_SPARSE: qe.EdgeSparseVectorParams()})
+
+
+def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
+    keyword, datetime = qe.PayloadSchemaType.Keyword, qe.PayloadSchemaType.Datetime
+    if coll is Collection.MEMORIES:
+        indexes: dict[str, _IndexSchema] = dict.fromkeys(MEMORY_KEYWORD_FIELDS, keyword)
+        indexes["id"] = qe.KeywordIndexParams(prefix=True)  # find_ids_by_prefix
+        indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
+        indexes[MEMORY_TEXT_FIELD] = qe.TextIndexParams(
+            tokenizer=qe.TokenizerType.Word, lowercase=True
+        )
+        return indexes
+    if coll is Collection.RELATIONS:
+        return {
+            **dict.fromkeys(RELATION_KEYWORD_FIELDS, keyword),
+            **dict.fromkeys(RELATION_DATETIME_FIELDS, datetime),
+        }
+    if coll is Collection.JOURNAL:
+        return {JOURNAL_ORDER_FIELD: qe.PayloadSchemaType.Integer}
+    return {}
+
+
+def _open_shard(path: Path, coll: Collection, dimension: int) -> qe.EdgeShard:
+    try:
+        if path.is_dir() and any(path.iterdir()):
+            shard = qe.EdgeShard.load(str(path))
+        else:
+            shard = qe.EdgeShard.create(str(path), _shard_config(coll, dimension))
+        wanted = _indexes(coll)
+        missing = wanted.keys() - shard.info().payload_schema.keys()
+        for field in sorted(missing):
+            shard.update(qe.UpdateOperation.create_field_index(field, wanted[field]))
+        if missing:
+            shard.flush()
+    except Exception as exc:  # Edge raises bare exceptions
+        raise StoreError(f"cannot open the {coll} of the store at {path.parent}: {exc}") from None
+    return shard
+
+
+def read_meta(path: Path) -> StoreMeta | None:
+    file = path / META_NAME
+    try:
+        return StoreMeta.model_validate_json(file.read_bytes())
+    except FileNotFoundError:
+        return None
+    except ValidationError as exc:
+        raise StoreError(f"{file} is damaged ({exc.errors()[0]['msg']}); restore it") from None
+
+
+def write_meta(path: Path, meta: StoreMeta) -> None:
+    """Temp file + fsync + rename + fsync of the folder: a crash leaves the old file or
+    the new one, never a torn one."""
+    file = path / META_NAME
+    temp = path / f".{META_NAME}.tmp"
+    with temp.open("w", encoding="utf-8") as out:
+        out.write(meta.model_dump_json(indent=2))
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temp, file)
+    folder = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+class EdgeStore(QdrantStore[EdgeCondition]):
+    """A store in a local folder, owned by one process at a time."""
+
+    def __init__(
+        self,
+        path: Path,
+        meta: StoreMeta,
+        shards: Mapping[Collection, qe.EdgeShard],
+        lock: StoreLock,
+    ) -> None:
+        super().__init__(meta, str(path), EdgeConditions())
+        self._shards = dict(shards)
+        self._lock = lock
+
+    @classmethod
+    def open(
+        cls, path: Path, embedder_name: str, dimension: int, *, check_embedder: bool = True
+    ) -> EdgeStore:
+        """Open the store at `path`, creating it when absent.
+
+        `check_embedder=False` opens a store built by another embedder as it is (its
+        `meta` tells which): only the re-embed migration reads such a store.
+        """
+        path.mkdir(parents=True, exist_ok=True)
+        lock = StoreLock.acquire(path)
+        shards: dict[Collection, qe.EdgeShard] = {}
+        try:
+            meta = read_meta(path)
+            if meta is not None and check_embedder:
+                require_embedder(meta, embedder_name, dimension, str(path))
+            fresh = meta is None
+            if meta is None:
+                meta = StoreMeta(embedder=embedder_name, dimension=dimension, created_at=utcnow())
+            for coll in Collection:
+                shards[coll] = _open_shard(path / coll.value, coll, meta.dimension)
+            if fresh:
+                write_meta(path, meta)
+        except BaseException:
+            for shard in shards.values():
+                shard.close()
+            lock.release()
+            raise
+        return cls(path, meta, shards, lock)
+
+    # --- primitives -------------------------------------------------------------------
+
+    def _upsert(self, coll: Collection, points: Sequence[PointData]) -> None:
+        batch = [qe.Point(p.id, _named_vectors(p), p.payload) for p in points]
+        self._shards[coll].update(qe.UpdateOperation.upsert_points(batch))
+
+    def _retrieve(
+        self, coll: Collection, ids: Sequence[str], fields: Sequence[str] | None = None
+    ) -> list[Payload]:
+        if not ids:
+            return []
+        with_payload: bool | list[str] = list(fields) if fields else True
+        records = self._shards[coll].retrieve(list(ids), with_payload, False)
+        return [r.payload for r in records if r.payload is not None]
+
+    def _dense_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[float]]:
+        if not ids:
+            return {}
+        records = self._shards[coll].retrieve(list(ids), ["id"], [DENSE])
+        vectors: dict[str, list[float]] = {}
+        for record in records:
+            if record.payload is not None and isinstance(record.vector, dict):
+                vectors[record.payload["id"]] = cast(list[float], record.vector[DENSE])
+        return vectors
+
+    def _search(
+        self,
+        coll: Collection,
+        using: str,
+        vector: list[float] | SparseTerms,
+        cond: EdgeCondition | None,
+        limit: int,
+    ) -> list[Hit]:
+        named = qe.SparseVector(*vector) if isinstance(vector, tuple) else vector
+        request = qe.QueryRequest(
+            limit=limit,
+            query=qe.Query.Nearest(named, using=using),
+            filter=_filter(cond),
+            with_payload=True,
+            with_vector=False,
+        )
+        return [Hit(p.payload or {}, p.score) for p in self._shards[coll].query(request)]
+
+    def _scroll(
+        self, coll: Collection, cond: EdgeCondition | None, limit: int, offset: str | None
+    ) -> tuple[list[Payload], str | None]:
+        request = qe.ScrollRequest(
+            offset=offset, limit=limit, filter=_filter(cond), with_payload=True, with_vector=False
+        )
+        records, following = self._shards[coll].scroll(request)
+        page: list[Payload] = [r.payload for r in records if r.payload is not None]
+        return page, None if following is None else str(following)
+
+    def _latest(self, coll: Collection, key: str, limit: int) -> list[Payload]:
+        order = qe.OrderBy(key, direction=qe.Direction.Desc)
+        request = qe.ScrollRequest(
+            limit=limit, with_payload=True, with_vector=False, order_by=order
+        )
+        records, _ = self._shards[coll].scroll(request)
+        return [r.payload for r in records if r.payload is not None]
+
+    def _count(self, coll: Collection, cond: EdgeCondition | None) -> int:
+        return self._shards[coll].count(qe.CountRequest(exact=True, filter=_filter(cond)))
+
+    def _facet(
+        self, coll: Collection, key: str, cond: EdgeCondition | None, limit: int
+    ) -> dict[str, int]:
+        request = qe.FacetRequest(key, limit=limit, exact=True, filter=_filter(cond))
+        return {str(hit.value): hit.count for hit in self._shards[coll].facet(request).hits}
+
+    def _overwrite_payloads(self, coll: Collection, points: Sequence[PointData]) -> None:
+        for point in points:  # one payload per operation: each point's payload differs
+            self._shards[coll].update(
+                qe.UpdateOperation.overwrite_payload([point.id], point.payload)
+            )
+
+    def _set_sparse(self, coll: Collection, vectors: Sequence[tuple[str, SparseTerms]]) -> None:
+        batch = [qe.PointVectors(pid, {LEXICAL: qe.SparseVector(*terms)}) for pid, terms in vectors]
+        self._shards[coll].update(qe.UpdateOperation.update_vectors(batch))
+
+    def _delete(self, coll: Collection, ids: Sequence[str]) -> None:
+        self._shards[coll].update(qe.UpdateOperation.delete_points(list(ids)))
+
+    def _commit(self, coll: Collection) -> None:
+        self._shards[coll].flush()
+
+    # --- maintenance ------------------------------------------------------------------
+
+    def optimize(self) -> None:
+        for shard in self._shards.values():
+            shard.optimize()
+
+    def close(self) -> None:
+        """Flush and close every shard, then release the lock; idempotent."""
+        shards, self._shards = self._shards, {}
+        try:
+            for shard in shards.values():
+                shard.flush()
+                shard.close()
+        finally:
+            self._lock.release()
+
+
+def _named_vectors(point: PointData) -> dict[str, qe.NamedVector]:
+    vectors: dict[str, qe.NamedVector] = {}
+    if point.dense is not None:
+        vectors[DENSE] = point.dense
+    if point.sparse is not None:
+        vectors[LEXICAL] = qe.SparseVector(*point.sparse)
+    return vectors
+
+
+def _filter(cond: EdgeCondition | None) -> qe.Filter | None:
+    if cond is None or isinstance(cond, qe.Filter):
+        return cond
+    return qe.Filter(must=[cond])

@@ -1,0 +1,131 @@
+"""The lexical (BM25) channel, computed in Python so both backends index the same terms.
+
+Qdrant's own BM25 needs a text index with scoring (Edge only) or server-side inference;
+sparse vectors with the IDF modifier work identically in Edge, `:memory:` and a server.
+A document is encoded as {term hash: BM25 term-frequency weight} and the store's IDF
+modifier multiplies in the inverse document frequency at query time, so
+
+    score(q, d) = Σ_{t ∈ q ∩ d} idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·len/avg_len)).
+
+`avg_len` is fixed rather than tracked: memories are short statements of similar length,
+and a fixed value keeps a document's vector independent of the rest of the store (no
+re-indexing as the store grows).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import Counter
+from collections.abc import Iterable
+
+K1 = 1.2
+B = 0.75
+AVG_LEN = 24.0
+
+# Runs of word characters joined by code punctuation: `events.raw`, `snake_case`,
+# `ci-cd`, `src/app.py`, `v1.2`, `std::vec`. Surrounding punctuation is not part of a run.
+_COMPOUND = re.compile(r"\w+(?:[._\-/:@#+]+\w+)*")
+# Unicode letters and digits, without the underscore `\w` includes.
+_ALNUM = re.compile(r"[^\W_]+")
+# camelCase and PascalCase boundaries in ASCII words: `getUserName` → get, User, Name;
+# `HTTPServer` → HTTP, Server; `sha256` → sha, 256.
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+# fmt: off
+STOPWORDS: frozenset[str] = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
+    "do", "does", "for", "from", "had", "has", "have", "he", "her", "him", "his", "how",
+    "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or",
+    "our", "she", "should", "so", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "to", "too", "us", "was", "we", "were", "what",
+    "when", "where", "which", "who", "why", "will", "with", "would", "you", "your"
+})
+# fmt: on
+
+
+def stem(word: str) -> str:
+    """Strip common English inflections so `deploys`, `deployed` and `deploying` meet.
+
+    Deliberately light (plural, -ing, -ed, final e): a wrong stem only merges rare
+    words, while a heavy stemmer would also mangle identifiers. Only alphabetic words
+    longer than three letters are touched.
+    """
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) >= 2 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # stopped → stop, running → run
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def _parts(compound: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _ALNUM.findall(compound):
+        parts.extend(_CAMEL.findall(piece) if piece.isascii() else [piece])
+    return parts
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased, stemmed terms of `text`, stopwords dropped, repeats kept (for tf).
+
+    A code-ish token yields itself whole (so an exact `events.raw` query scores highest)
+    and its parts (so `raw` or `events` alone still find it). Single letters are noise
+    (`it's` → `s`) and dropped; single digits are kept (`python 3`).
+    """
+    terms: list[str] = []
+    for match in _COMPOUND.finditer(text):
+        compound = match.group()
+        parts = _parts(compound)
+        if len(parts) > 1:
+            terms.append(compound.lower())
+        for part in parts:
+            word = part.lower()
+            if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+                terms.append(stem(word))
+    return terms
+
+
+def term_id(term: str) -> int:
+    """A stable 31-bit id for a term (crc32 is fixed across runs and platforms, unlike
+    `hash`); collisions only add a little noise to rare terms."""
+    return zlib.crc32(term.encode("utf-8")) & 0x7FFFFFFF
+
+
+SparseTerms = tuple[list[int], list[float]]
+
+
+def _sparse(weights: dict[int, float]) -> SparseTerms:
+    indices = sorted(weights)
+    return indices, [weights[index] for index in indices]
+
+
+def encode_document(content: str, tags: Iterable[str] = ()) -> SparseTerms:
+    """BM25 term weights of a memory's content plus its tags, as (indices, values)."""
+    terms = tokenize(content)
+    for tag in tags:
+        terms.extend(tokenize(tag))
+    if not terms:
+        return [], []
+    norm = K1 * (1.0 - B + B * len(terms) / AVG_LEN)
+    weights: dict[int, float] = {}
+    for term, tf in Counter(terms).items():
+        index = term_id(term)
+        weights[index] = weights.get(index, 0.0) + tf * (K1 + 1.0) / (tf + norm)
+    return _sparse(weights)
+
+
+def encode_query(text: str) -> SparseTerms:
+    """Each distinct query term weighs 1.0: repeating a word in a query adds nothing."""
+    return _sparse({term_id(term): 1.0 for term in tokenize(text)})

@@ -1,0 +1,322 @@
+"""The store on qdrant-client: a Qdrant server or cluster, or `:memory:` for tests.
+
+Importing qdrant_client costs 0.5–0.7 s, so only `factory.open_store` imports this
+module, and only when a server is configured.
+
+Collections are `{prefix}_memories`, `{prefix}_entities`, `{prefix}_relations`,
+`{prefix}_journal` (same vectors and payload as the Edge shards; relations and journal
+are vectorless, which Qdrant allows) and `{prefix}_meta`: one point holding `StoreMeta`.
+A meta *collection* rather than Qdrant's collection metadata works on every server
+version and in `:memory:` mode alike, and is written last, so a half-created store is
+recognised and completed on the next open.
+
+No lock: the server arbitrates concurrent clients. The journal's sequence number is read
+then written, so two clients appending at the same instant may share a number (their
+order is then arbitrary); curation happens in the one local service, so this is accepted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import cast
+
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+
+from cortex_tui.errors import CortexError, StoreError
+from cortex_tui.models import utcnow
+from cortex_tui.store.backend import (
+    DENSE,
+    LEXICAL,
+    Collection,
+    Hit,
+    Payload,
+    PointData,
+    QdrantStore,
+    require_embedder,
+)
+from cortex_tui.store.base import StoreMeta
+from cortex_tui.store.filters import (
+    JOURNAL_ORDER_FIELD,
+    MEMORY_DATETIME_FIELDS,
+    MEMORY_KEYWORD_FIELDS,
+    MEMORY_TEXT_FIELD,
+    RELATION_DATETIME_FIELDS,
+    RELATION_KEYWORD_FIELDS,
+)
+from cortex_tui.store.lexical import SparseTerms
+
+MEMORY_LOCATION = ":memory:"
+_META_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "cortex-tui:store-meta"))
+_IndexSchema = qm.PayloadSchemaType | qm.KeywordIndexParams | qm.TextIndexParams
+
+
+class ClientConditions:
+    """`ConditionBuilder` for qdrant-client's filter models."""
+
+    def match_value(self, key: str, value: str) -> qm.Condition:
+        return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
+
+    def match_any(self, key: str, values: Sequence[str]) -> qm.Condition:
+        return qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values)))
+
+    def match_text(self, key: str, text: str) -> qm.Condition:
+        return qm.FieldCondition(key=key, match=qm.MatchText(text=text))
+
+    def match_prefix(self, key: str, prefix: str) -> qm.Condition:
+        return qm.FieldCondition(key=key, match=qm.MatchPrefix(prefix=prefix))
+
+    def is_empty(self, key: str) -> qm.Condition:
+        return qm.IsEmptyCondition(is_empty=qm.PayloadField(key=key))
+
+    def has_id(self, ids: Sequence[str]) -> qm.Condition:
+        return qm.HasIdCondition(has_id=list(ids))
+
+    def datetime_range(
+        self, key: str, *, gt: str | None = None, lte: str | None = None
+    ) -> qm.Condition:
+        return qm.FieldCondition(key=key, range=qm.DatetimeRange(gt=gt, lte=lte))
+
+    def combine(
+        self,
+        must: Sequence[qm.Condition] = (),
+        should: Sequence[qm.Condition] = (),
+        must_not: Sequence[qm.Condition] = (),
+    ) -> qm.Condition:
+        return qm.Filter(
+            must=list(must) or None, should=list(should) or None, must_not=list(must_not) or None
+        )
+
+
+def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
+    """The same payload indexes as the Edge shards (see `edge._indexes`)."""
+    keyword, datetime = qm.PayloadSchemaType.KEYWORD, qm.PayloadSchemaType.DATETIME
+    if coll is Collection.MEMORIES:
+        indexes: dict[str, _IndexSchema] = dict.fromkeys(MEMORY_KEYWORD_FIELDS, keyword)
+        indexes["id"] = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, prefix=True)
+        indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
+        indexes[MEMORY_TEXT_FIELD] = qm.TextIndexParams(
+            type=qm.TextIndexType.TEXT, tokenizer=qm.TokenizerType.WORD, lowercase=True
+        )
+        return indexes
+    if coll is Collection.RELATIONS:
+        return {
+            **dict.fromkeys(RELATION_KEYWORD_FIELDS, keyword),
+            **dict.fromkeys(RELATION_DATETIME_FIELDS, datetime),
+        }
+    if coll is Collection.JOURNAL:
+        return {JOURNAL_ORDER_FIELD: qm.PayloadSchemaType.INTEGER}
+    return {}
+
+
+class QdrantServerStore(QdrantStore[qm.Condition]):
+    """A store in Qdrant collections named `{prefix}_*`."""
+
+    def __init__(self, client: QdrantClient, location: str, prefix: str, meta: StoreMeta) -> None:
+        super().__init__(meta, location, ClientConditions())
+        self._client = client
+        self._prefix = prefix
+
+    @classmethod
+    def open(
+        cls,
+        url_or_memory: str,
+        api_key: str | None,
+        prefix: str,
+        embedder_name: str,
+        dimension: int,
+        *,
+        check_embedder: bool = True,
+    ) -> QdrantServerStore:
+        """Connect (or start an in-memory instance) and create missing collections.
+
+        `check_embedder=False` is for the re-embed migration, as in `EdgeStore.open`.
+        """
+        local = url_or_memory == MEMORY_LOCATION
+        if local:
+            client = QdrantClient(location=MEMORY_LOCATION)
+        else:
+            client = QdrantClient(url=url_or_memory, api_key=api_key)
+        try:
+            meta = _read_meta(client, prefix)
+            if meta is not None and check_embedder:
+                require_embedder(meta, embedder_name, dimension, url_or_memory)
+            fresh = meta is None
+            if meta is None:
+                meta = StoreMeta(embedder=embedder_name, dimension=dimension, created_at=utcnow())
+            for coll in Collection:
+                _ensure_collection(client, f"{prefix}_{coll.value}", coll, meta.dimension, local)
+            if fresh:
+                _write_meta(client, prefix, meta)
+        except CortexError:
+            client.close()
+            raise
+        except Exception as exc:  # connection refused, auth, server errors
+            client.close()
+            raise StoreError(f"cannot use the Qdrant store at {url_or_memory}: {exc}") from None
+        return cls(client, url_or_memory, prefix, meta)
+
+    def _name(self, coll: Collection) -> str:
+        return f"{self._prefix}_{coll.value}"
+
+    # --- primitives -------------------------------------------------------------------
+
+    def _upsert(self, coll: Collection, points: Sequence[PointData]) -> None:
+        structs = [
+            qm.PointStruct(id=p.id, vector=_named_vectors(p), payload=p.payload) for p in points
+        ]
+        self._client.upsert(self._name(coll), points=structs)
+
+    def _retrieve(
+        self, coll: Collection, ids: Sequence[str], fields: Sequence[str] | None = None
+    ) -> list[Payload]:
+        if not ids:
+            return []
+        with_payload: bool | list[str] = list(fields) if fields else True
+        records = self._client.retrieve(self._name(coll), list(ids), with_payload=with_payload)
+        return [r.payload for r in records if r.payload is not None]
+
+    def _dense_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[float]]:
+        if not ids:
+            return {}
+        records = self._client.retrieve(
+            self._name(coll), list(ids), with_payload=["id"], with_vectors=[DENSE]
+        )
+        vectors: dict[str, list[float]] = {}
+        for record in records:
+            if record.payload is not None and isinstance(record.vector, dict):
+                vectors[record.payload["id"]] = cast(list[float], record.vector[DENSE])
+        return vectors
+
+    def _search(
+        self,
+        coll: Collection,
+        using: str,
+        vector: list[float] | SparseTerms,
+        cond: qm.Condition | None,
+        limit: int,
+    ) -> list[Hit]:
+        query: list[float] | qm.SparseVector = (
+            qm.SparseVector(indices=vector[0], values=vector[1])
+            if isinstance(vector, tuple)
+            else vector
+        )
+        response = self._client.query_points(
+            self._name(coll),
+            query=query,
+            using=using,
+            query_filter=_filter(cond),
+            limit=limit,
+            with_payload=True,
+        )
+        return [Hit(p.payload or {}, p.score) for p in response.points]
+
+    def _scroll(
+        self, coll: Collection, cond: qm.Condition | None, limit: int, offset: str | None
+    ) -> tuple[list[Payload], str | None]:
+        records, following = self._client.scroll(
+            self._name(coll), scroll_filter=_filter(cond), limit=limit, offset=offset
+        )
+        page: list[Payload] = [r.payload for r in records if r.payload is not None]
+        return page, None if following is None else str(following)
+
+    def _latest(self, coll: Collection, key: str, limit: int) -> list[Payload]:
+        order = qm.OrderBy(key=key, direction=qm.Direction.DESC)
+        records, _ = self._client.scroll(self._name(coll), limit=limit, order_by=order)
+        return [r.payload for r in records if r.payload is not None]
+
+    def _count(self, coll: Collection, cond: qm.Condition | None) -> int:
+        return self._client.count(self._name(coll), count_filter=_filter(cond), exact=True).count
+
+    def _facet(
+        self, coll: Collection, key: str, cond: qm.Condition | None, limit: int
+    ) -> dict[str, int]:
+        response = self._client.facet(
+            self._name(coll), key, facet_filter=_filter(cond), limit=limit, exact=True
+        )
+        return {str(hit.value): hit.count for hit in response.hits}
+
+    def _overwrite_payloads(self, coll: Collection, points: Sequence[PointData]) -> None:
+        operations: list[qm.UpdateOperation] = [
+            qm.OverwritePayloadOperation(
+                overwrite_payload=qm.SetPayload(payload=p.payload, points=[p.id])
+            )
+            for p in points
+        ]
+        self._client.batch_update_points(self._name(coll), operations)
+
+    def _set_sparse(self, coll: Collection, vectors: Sequence[tuple[str, SparseTerms]]) -> None:
+        batch = [
+            qm.PointVectors(
+                id=pid, vector={LEXICAL: qm.SparseVector(indices=terms[0], values=terms[1])}
+            )
+            for pid, terms in vectors
+        ]
+        self._client.update_vectors(self._name(coll), points=batch)
+
+    def _delete(self, coll: Collection, ids: Sequence[str]) -> None:
+        self._client.delete(self._name(coll), points_selector=qm.PointIdsList(points=list(ids)))
+
+    def _commit(self, coll: Collection) -> None:
+        """Nothing to do: writes wait for the server to apply them (`wait=True`) and the
+        server's WAL makes them durable."""
+
+    # --- maintenance ------------------------------------------------------------------
+
+    def optimize(self) -> None:
+        """Nothing to do: a server runs its optimizers (HNSW, vacuum) by itself."""
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _named_vectors(point: PointData) -> dict[str, list[float] | qm.SparseVector]:
+    vectors: dict[str, list[float] | qm.SparseVector] = {}
+    if point.dense is not None:
+        vectors[DENSE] = point.dense
+    if point.sparse is not None:
+        vectors[LEXICAL] = qm.SparseVector(indices=point.sparse[0], values=point.sparse[1])
+    return vectors
+
+
+def _filter(cond: qm.Condition | None) -> qm.Filter | None:
+    if cond is None or isinstance(cond, qm.Filter):
+        return cond
+    return qm.Filter(must=[cond])
+
+
+def _ensure_collection(
+    client: QdrantClient, name: str, coll: Collection, dimension: int, local: bool
+) -> None:
+    if client.collection_exists(name):
+        return
+    dense = {DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)}
+    sparse = {LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
+    client.create_collection(
+        name,
+        vectors_config=dense if coll in (Collection.MEMORIES, Collection.ENTITIES) else {},
+        sparse_vectors_config=sparse if coll is Collection.MEMORIES else None,
+    )
+    if local:
+        return  # local mode ignores payload indexes (and warns about each one)
+    for field, schema in _indexes(coll).items():
+        client.create_payload_index(name, field, schema)
+
+
+def _read_meta(client: QdrantClient, prefix: str) -> StoreMeta | None:
+    name = f"{prefix}_meta"
+    if not client.collection_exists(name):
+        return None
+    records = client.retrieve(name, [_META_ID])
+    if not records or records[0].payload is None:
+        return None
+    return StoreMeta.model_validate(records[0].payload)
+
+
+def _write_meta(client: QdrantClient, prefix: str, meta: StoreMeta) -> None:
+    name = f"{prefix}_meta"
+    if not client.collection_exists(name):
+        client.create_collection(name, vectors_config={})
+    payload = meta.model_dump(mode="json")
+    client.upsert(name, points=[qm.PointStruct(id=_META_ID, vector={}, payload=payload)])

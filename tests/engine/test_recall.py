@@ -1,0 +1,182 @@
+"""Recall through the Engine API on a real embedded store."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+import pytest
+
+from cortex_tui.engine.local import LocalEngine
+from cortex_tui.models import (
+    ConflictStatus,
+    Entity,
+    MemoryDraft,
+    MemoryType,
+    Relation,
+    Scope,
+)
+from cortex_tui.recall.request import RecallRequest
+from tests.conftest import NOW
+
+
+def remember(engine: LocalEngine, content: str, **kw: object) -> str:
+    return engine.remember(MemoryDraft(content=content, **kw)).memory.id  # type: ignore[arg-type]
+
+
+def ids(engine: LocalEngine, query: str, **kw: object) -> list[str]:
+    request = RecallRequest(query=query, update_access=False, **kw)  # type: ignore[arg-type]
+    return [r.memory.id for r in engine.recall(request).results]
+
+
+def test_project_filter_returns_project_plus_global(engine: LocalEngine) -> None:
+    atlas = remember(engine, "atlas deploys run through the release workflow", project="atlas")
+    harbor = remember(engine, "harbor deploys run through the release workflow", project="harbor")
+    glob = remember(engine, "all deploys run through the release workflow")
+    found = ids(engine, "deploys release workflow", project="atlas")
+    assert atlas in found and glob in found
+    assert harbor not in found
+
+
+def test_every_result_carries_a_breakdown_that_sums(engine: LocalEngine) -> None:
+    for i in range(12):
+        remember(engine, f"fact {i} about the staging cluster reset schedule", tags=["staging"])
+    response = engine.recall(RecallRequest(query="staging reset", update_access=False))
+    assert response.results
+    for r in response.results:
+        b = r.breakdown
+        assert len(b.signals) == 9
+        assert math.isclose(sum(s.contribution for s in b.signals.values()), b.weighted)
+        assert math.isclose(b.weighted * b.supersession_penalty * b.conflict_penalty, r.score)
+        assert b.dense is not None or b.lexical is not None
+    assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
+    scores = [r.score for r in response.results]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_lexical_channel_finds_rare_identifier(engine: LocalEngine) -> None:
+    target = remember(engine, "The PGBOUNCER_POOL_SIZE setting must stay at 40 on the primary.")
+    for i in range(30):
+        remember(engine, f"The primary database setting number {i} must stay as documented.")
+    response = engine.recall(RecallRequest(query="PGBOUNCER_POOL_SIZE", update_access=False))
+    top = response.results[0]
+    assert top.memory.id == target
+    assert top.breakdown.lexical is not None and top.breakdown.lexical.rank == 1
+    assert top.breakdown.lexical_score and top.breakdown.lexical_score > 0
+
+
+def test_type_and_tag_filters_apply(engine: LocalEngine) -> None:
+    rule = remember(engine, "Never force-push to main", type=MemoryType.RULE, tags=["git"])
+    fact = remember(engine, "main is protected against force-push", type=MemoryType.FACT)
+    assert ids(engine, "force-push main", types=[MemoryType.RULE]) == [rule]
+    assert ids(engine, "force-push main", tags=["git"]) == [rule]
+    assert fact in ids(engine, "force-push main")
+
+
+def test_recall_updates_access_unless_told_not_to(engine: LocalEngine) -> None:
+    memory_id = remember(engine, "The on-call rotation is biweekly")
+    engine.recall(RecallRequest(query="on-call rotation", update_access=False))
+    assert engine.get(memory_id).access_count == 0
+    engine.recall(RecallRequest(query="on-call rotation"))
+    touched = engine.get(memory_id)
+    assert touched.access_count == 1
+    assert touched.last_accessed == NOW
+
+
+def test_update_supersedes_and_history_flag_shows_old_version(engine: LocalEngine) -> None:
+    old = remember(engine, "Postgres runs version 15 in production")
+    new = engine.update(old, content="Postgres runs version 16 in production")
+    assert ids(engine, "Postgres version production") == [new.id]
+    with_history = ids(engine, "Postgres version production", include_history=True)
+    assert set(with_history) == {old, new.id}
+    response = engine.recall(RecallRequest(query="Postgres version", include_history=True,
+                                           update_access=False))
+    by_id = {r.memory.id: r for r in response.results}
+    assert by_id[old].breakdown.supersession_penalty == 0.3
+    assert by_id[new.id].breakdown.supersession_penalty == 1.0
+    chain = engine.history(new.id)
+    assert [m.id for m in chain] == [old, new.id]
+    assert chain[0].valid_to == NOW and chain[0].superseded_by_id == new.id
+
+
+def test_as_of_returns_what_was_true_then(engine: LocalEngine) -> None:
+    earlier = NOW - timedelta(days=30)
+    old = engine.remember(MemoryDraft(content="The API rate limit is 100 per minute",
+                                      created_at=earlier)).memory
+    new = engine.update(old.id, content="The API rate limit is 300 per minute")
+    assert ids(engine, "API rate limit", as_of=NOW - timedelta(days=1)) == [old.id]
+    assert ids(engine, "API rate limit") == [new.id]
+
+
+def test_forgotten_memories_are_not_recalled(engine: LocalEngine) -> None:
+    memory_id = remember(engine, "The VPN needs the hardware token")
+    engine.forget(memory_id)
+    assert ids(engine, "VPN hardware token") == []
+    assert engine.purge() == 1
+
+
+def test_active_conflict_is_penalised_and_annotated(engine: LocalEngine) -> None:
+    a = engine.remember(MemoryDraft(content="Staging is reset nightly")).memory
+    b = engine.remember(MemoryDraft(content="Staging is reset every Sunday")).memory
+    for me, other in ((a, b), (b, a)):
+        engine.store.update_memories([me.model_copy(update={
+            "conflict_group_id": "g1", "conflict_status": ConflictStatus.ACTIVE,
+            "contradicts_ids": [other.id]})])
+    response = engine.recall(RecallRequest(query="staging reset", update_access=False))
+    first = response.results[0]
+    assert first.breakdown.conflict_penalty == 0.8
+    assert first.conflicts_with in ([a.short_id], [b.short_id])
+    assert "[conflicts with:" in response.context
+
+
+def test_graph_channel_uses_hand_built_graph(engine: LocalEngine) -> None:
+    """Priya leads atlas; atlas uses Postgres. Asking about Priya reaches the Postgres
+    memory through two relations, with its real cosine and a real hop count."""
+    pg_memory = remember(engine, "The primary database was upgraded last spring")
+    priya_memory = remember(engine, "Priya approves schema changes")
+    t = NOW - timedelta(days=1)
+    priya = Entity(name="Priya Raman", aliases=["Priya"], created_at=t, memory_ids=[priya_memory])
+    atlas = Entity(name="atlas", created_at=t)
+    pg = Entity(name="Postgres", created_at=t, memory_ids=[pg_memory])
+    engine.insert_graph(
+        [priya, atlas, pg],
+        [Relation(subject_id=priya.id, predicate="leads", object_id=atlas.id, valid_from=t),
+         Relation(subject_id=atlas.id, predicate="uses", object_id=pg.id, valid_from=t)],
+    )
+    response = engine.recall(RecallRequest(query="what does Priya work on", update_access=False))
+    by_id = {r.memory.id: r for r in response.results}
+    assert by_id[priya_memory].breakdown.graph_hops == 1
+    assert by_id[priya_memory].breakdown.signals["graph_proximity"].raw == 1.0
+    far = by_id[pg_memory].breakdown
+    assert far.graph_hops == 3
+    assert far.signals["graph_proximity"].raw == pytest.approx(1 / 3)
+    assert far.graph is not None
+    assert far.cosine == pytest.approx(
+        float(engine.embedder.embed_query("what does Priya work on")
+              @ engine.embedder.embed(["The primary database was upgraded last spring"])[0]),
+        abs=1e-4,
+    )
+    # Filters apply to graph hits too.
+    engine.forget(pg_memory)
+    again = engine.recall(RecallRequest(query="what does Priya work on", update_access=False))
+    assert pg_memory not in {r.memory.id for r in again.results}
+
+
+def test_explain_ranks_a_memory_outside_the_top_k(engine: LocalEngine) -> None:
+    for i in range(15):
+        remember(engine, f"release checklist step {i}: tag the release and publish it")
+    far = remember(engine, "lunch options near the Berlin office", type=MemoryType.PREFERENCE)
+    request = RecallRequest(query="release checklist", limit=5, update_access=False)
+    explanation = engine.explain(request, far[:8])
+    assert explanation.excluded_by is None
+    assert explanation.rank is not None and explanation.rank > 5
+    assert explanation.result is not None and len(explanation.above) == 5
+
+
+def test_explain_names_the_filter_that_excludes(engine: LocalEngine) -> None:
+    memory_id = remember(engine, "harbor backfills need --dry-run first", project="harbor",
+                         scope=Scope.PROJECT)
+    request = RecallRequest(query="backfill", project="atlas", update_access=False)
+    explanation = engine.explain(request, memory_id)
+    assert explanation.rank is None
+    assert explanation.excluded_by == "belongs to project harbor, the query is for project atlas"

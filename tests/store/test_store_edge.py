@@ -1,0 +1,129 @@
+"""What only the embedded store does: its folder, meta.json and the one-owner lock; plus
+the factory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import cortex_tui
+from cortex_tui.config import StoreConfig
+from cortex_tui.errors import EmbedderMismatchError, StoreLockedError
+from cortex_tui.store.base import MemoryFilter
+from cortex_tui.store.edge import EdgeStore
+from cortex_tui.store.factory import open_store
+
+from .helpers import DIM, EMBEDDER, make_memory, unit_vectors
+
+_OWNER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from cortex_tui.errors import StoreLockedError
+    from cortex_tui.store.edge import EdgeStore
+
+    try:
+        store = EdgeStore.open(Path(sys.argv[1]), "test-embedder", 8)
+    except StoreLockedError as exc:
+        print("locked:", exc, flush=True)
+        sys.exit(3)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    store.close()
+    """
+)
+
+
+def _python(store_path: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(cortex_tui.__file__).parents[1])}
+    return subprocess.Popen(
+        [sys.executable, "-c", _OWNER, str(store_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def test_layout_and_meta_file(tmp_path: Path) -> None:
+    store = EdgeStore.open(tmp_path / "store", EMBEDDER, DIM)
+    store.close()
+    names = {p.name for p in (tmp_path / "store").iterdir()}
+    assert names == {".lock", "meta.json", "memories", "entities", "relations", "journal"}
+    meta = json.loads((tmp_path / "store" / "meta.json").read_text())
+    assert (meta["embedder"], meta["dimension"], meta["schema_version"]) == (EMBEDDER, DIM, 1)
+
+
+def test_second_open_in_process_is_refused(tmp_path: Path) -> None:
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    with pytest.raises(StoreLockedError, match=rf"in use by another process \(pid {os.getpid()}\)"):
+        EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    store.close()
+    store.close()  # idempotent
+    EdgeStore.open(tmp_path, EMBEDDER, DIM).close()
+
+
+def test_another_process_owning_the_store(tmp_path: Path) -> None:
+    owner = _python(tmp_path)
+    assert owner.stdout is not None and owner.stdin is not None
+    assert owner.stdout.readline().strip() == "ready"
+    with pytest.raises(StoreLockedError) as err:
+        EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    assert f"pid {owner.pid}" in str(err.value)
+    assert "cortex-tui serve --stop" in str(err.value)
+    owner.stdin.write("\n")
+    owner.stdin.flush()
+    assert owner.wait(timeout=30) == 0
+    EdgeStore.open(tmp_path, EMBEDDER, DIM).close()
+
+
+def test_another_process_is_refused_while_we_own_it(tmp_path: Path) -> None:
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    other = _python(tmp_path)
+    out, _ = other.communicate(timeout=30)
+    assert other.returncode == 3
+    assert f"pid {os.getpid()}" in out
+    store.close()
+
+
+def test_a_refused_open_releases_the_lock(tmp_path: Path) -> None:
+    EdgeStore.open(tmp_path, EMBEDDER, DIM).close()
+    with pytest.raises(EmbedderMismatchError):
+        EdgeStore.open(tmp_path, "another", DIM)
+    EdgeStore.open(tmp_path, EMBEDDER, DIM).close()
+
+
+def test_optimize_keeps_results(tmp_path: Path) -> None:
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    memories = [make_memory(f"note {i}", project="p" if i % 2 else None) for i in range(50)]
+    vectors = unit_vectors(50)
+    store.upsert_memories(memories, vectors)
+    flt = MemoryFilter(project="p", project_only=True)
+    before = store.search_dense(vectors[1], flt, 5)
+    store.optimize()
+    assert store.search_dense(vectors[1], flt, 5) == before
+    store.close()
+
+
+def test_factory_picks_the_backend(tmp_path: Path) -> None:
+    edge = open_store(StoreConfig(), tmp_path, EMBEDDER, DIM)
+    assert isinstance(edge, EdgeStore) and edge.location == str(tmp_path)
+    edge.close()
+    memory = open_store(StoreConfig(qdrant_url=":memory:"), tmp_path, EMBEDDER, DIM)
+    assert type(memory).__name__ == "QdrantServerStore" and memory.location == ":memory:"
+    memory.close()
+
+
+def test_factory_import_does_not_load_qdrant_client() -> None:
+    code = "import sys, cortex_tui.store.factory; print('qdrant_client' in sys.modules)"
+    env = {**os.environ, "PYTHONPATH": str(Path(cortex_tui.__file__).parents[1])}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert result.stdout.strip() == "False"

@@ -1,0 +1,49 @@
+"""Headless entry points never load textual or rich (the hook runs every agent turn)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROBE = """
+import json, sys
+from cortex_tui.__main__ import main
+code = main(sys.argv[1:])
+heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))
+print(json.dumps({'code': code, 'heavy': heavy}))
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["stats", "--json"], ["recall", "anything", "--json"], ["eval", "--help"]],
+)
+def test_cli_never_imports_textual(args: list[str], tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, "--home", str(tmp_path), *args],
+        capture_output=True, text=True,
+        env={"PATH": "/usr/bin:/bin", "CORTEX_EMBEDDER__KIND": "hashing",
+             "HOME": str(tmp_path)},
+    )
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    if args[-1] == "--help":  # argparse exits after printing help
+        assert proc.returncode == 0
+        assert "textual" not in proc.stderr
+        return
+    result = json.loads(last)
+    assert result["code"] == 0, proc.stderr
+    assert result["heavy"] == []
+
+
+def test_engine_import_does_not_load_textual() -> None:
+    code = (
+        "import sys, cortex_tui.engine.open, cortex_tui.recall.pipeline, cortex_tui.store.factory;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual','rich')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

@@ -1,0 +1,94 @@
+"""The multi-factor score, signal by signal, and the breakdown's arithmetic."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from cortex_tui.config import RecallConfig, RecallWeights
+from cortex_tui.models import SIGNAL_NAMES, ConflictStatus, Memory, MemoryType, Scope
+from cortex_tui.recall.scoring import (
+    Evidence,
+    frequency,
+    query_context,
+    recency,
+    reinforcement,
+    score,
+    tag_affinity,
+)
+
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
+
+
+def mem(**overrides: object) -> Memory:
+    fields: dict[str, object] = {
+        "content": "x", "created_at": NOW, "updated_at": NOW, "valid_from": NOW,
+    }
+    fields.update(overrides)
+    return Memory.model_validate(fields)
+
+
+def breakdown(memory: Memory, query: str = "q", project: str | None = None, **kw: object):  # type: ignore[no-untyped-def]
+    evidence = Evidence(cosine=0.6, relevance=0.6, graph_hops=kw.pop("hops", None))  # type: ignore[arg-type]
+    return score(memory, evidence, query_context(query, project, NOW), RecallConfig(),
+                 RecallWeights(), successor_present=bool(kw.get("successor")), fusion="weighted")
+
+
+def test_recency_halves_every_week() -> None:
+    week_ago = mem(created_at=NOW - timedelta(hours=168))
+    assert recency(week_ago, NOW, 168) == pytest.approx(0.5)
+    touched = week_ago.model_copy(update={"last_accessed": NOW})
+    assert recency(touched, NOW, 168) == pytest.approx(1.0)
+
+
+def test_frequency_and_reinforcement_follow_the_log_formulas() -> None:
+    assert frequency(0, 10) == 0
+    assert frequency(7, 10) == pytest.approx(0.3)
+    assert frequency(5000, 10) == 1.0
+    assert reinforcement(3, 5) == pytest.approx(0.4)
+
+
+def test_type_and_scope_are_normalised_by_the_largest_multiplier() -> None:
+    b = breakdown(mem(type=MemoryType.RULE))
+    assert b.signals["type"].raw == 1.0
+    b = breakdown(mem(type=MemoryType.PREFERENCE))
+    assert b.signals["type"].raw == pytest.approx(0.7 / 1.5)
+    in_project = mem(scope=Scope.PROJECT, project="atlas")
+    assert breakdown(in_project, project="atlas").signals["scope"].raw == 1.0
+    assert breakdown(in_project, project="harbor").signals["scope"].raw == pytest.approx(1 / 1.5)
+
+
+def test_unknown_confidence_counts_as_point_seven() -> None:
+    assert breakdown(mem(confidence=0.0)).signals["confidence"].raw == 0.7
+    assert breakdown(mem(confidence=0.95)).signals["confidence"].raw == 0.95
+
+
+def test_tag_affinity_is_the_share_of_tags_the_query_mentions() -> None:
+    ctx = query_context("How do we release atlas?", None, NOW)
+    assert tag_affinity(["release", "git"], ctx) == 0.5
+    assert tag_affinity([], ctx) == 0.0
+    assert tag_affinity(["code-review"], query_context("our code-review rules", None, NOW)) == 1
+
+
+def test_graph_proximity_is_one_over_hops() -> None:
+    assert breakdown(mem(), hops=1).signals["graph_proximity"].raw == 1.0
+    assert breakdown(mem(), hops=2).signals["graph_proximity"].raw == 0.5
+    assert breakdown(mem()).signals["graph_proximity"].raw == 0.0
+
+
+def test_contributions_sum_to_the_final_score() -> None:
+    b = breakdown(mem(tags=["q"], access_count=3, reinforced_count=2), hops=2)
+    assert set(b.signals) == set(SIGNAL_NAMES)
+    for s in b.signals.values():
+        assert s.contribution == pytest.approx(s.raw * s.weight)
+    assert math.fsum(s.contribution for s in b.signals.values()) == pytest.approx(b.weighted)
+    assert b.final == pytest.approx(b.weighted)
+
+
+def test_penalties_multiply_the_weighted_score() -> None:
+    b = breakdown(mem(conflict_status=ConflictStatus.ACTIVE), successor=True)
+    assert b.conflict_penalty == 0.8
+    assert b.supersession_penalty == 0.3
+    assert b.final == pytest.approx(b.weighted * 0.8 * 0.3)
