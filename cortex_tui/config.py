@@ -85,7 +85,7 @@ class RecallConfig(_Section):
     graph_max_hops: int = Field(default=2, ge=0, le=4)
     graph_match_threshold: float = Field(default=88.0, ge=0, le=100)
     fusion: FusionMode = "weighted"
-    lexical_weight: float = Field(default=0.3, ge=0, le=1)
+    lexical_weight: float = Field(default=0.2, ge=0, le=1)
     rrf_k: int = Field(default=60, ge=1)
     recency_half_life_hours: float = Field(default=168.0, gt=0)
     frequency_log_divisor: float = Field(default=10.0, gt=0)

@@ -75,8 +75,13 @@ class Cli:
     home: Path
     embedder: str | None = "hashing"
 
-    def __call__(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None,
-                 home: bool = True) -> CliResult:
+    def __call__(
+        self,
+        *args: str,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
+        home: bool = True,
+    ) -> CliResult:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
         if self.embedder:
             full_env["CORTEX_EMBEDDER__KIND"] = self.embedder
@@ -84,7 +89,12 @@ class Cli:
         prefix = ["--home", str(self.home)] if home else []
         proc = subprocess.run(
             [sys.executable, "-m", "cortex_tui", *prefix, *args],
-            input=stdin, capture_output=True, text=True, env=full_env, timeout=300,
+            input=stdin,
+            check=False,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=300,
         )
         return CliResult(proc.returncode, proc.stdout, proc.stderr)
 

@@ -33,12 +33,15 @@ def test_eval_reports_metrics_misses_and_expectations(onnx_cli: Cli, tmp_path: P
         "memories": [
             {"label": "a", "content": "The atlas API runs on port 8443 behind the gateway."},
             {"label": "b", "content": "Lunch is at noon on Fridays.", "type": "episode"},
-            {"label": "c", "content": "Deploy atlas with `make deploy ENV=prod`.",
-             "type": "procedure", "project": "atlas"},
+            {
+                "label": "c",
+                "content": "Deploy atlas with `make deploy ENV=prod`.",
+                "type": "procedure",
+                "project": "atlas",
+            },
         ],
         "queries": [
-            {"query": "which port does the atlas API use", "relevant": ["a"], "first": "a",
-             "k": 1},
+            {"query": "which port does the atlas API use", "relevant": ["a"], "first": "a", "k": 1},
             {"query": "which port does the atlas API use", "relevant": ["b"], "k": 1},
             {"query": "how to deploy atlas", "project": "harbor", "relevant": ["c"], "k": 3},
         ],
@@ -64,8 +67,9 @@ def test_eval_reports_metrics_misses_and_expectations(onnx_cli: Cli, tmp_path: P
 
 def test_invalid_dataset_exits_2_naming_the_field(onnx_cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
-    path.write_text(json.dumps({"name": "bad", "now": "2026-06-01T12:00:00Z",
-                                "memories": [{"label": "a"}]}))
+    path.write_text(
+        json.dumps({"name": "bad", "now": "2026-06-01T12:00:00Z", "memories": [{"label": "a"}]})
+    )
     r = onnx_cli("eval", str(path))
     assert r.code == 2
     assert "memories.0.content" in r.err and r.err.count("\n") == 1

@@ -25,9 +25,10 @@ print(json.dumps({'code': code, 'heavy': heavy}))
 def test_cli_never_imports_textual(args: list[str], tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, "--home", str(tmp_path), *args],
-        capture_output=True, text=True,
-        env={"PATH": "/usr/bin:/bin", "CORTEX_EMBEDDER__KIND": "hashing",
-             "HOME": str(tmp_path)},
+        check=False,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "CORTEX_EMBEDDER__KIND": "hashing", "HOME": str(tmp_path)},
     )
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     if args[-1] == "--help":  # argparse exits after printing help
@@ -44,6 +45,6 @@ def test_engine_import_does_not_load_textual() -> None:
         "import sys, cortex_tui.engine.open, cortex_tui.recall.pipeline, cortex_tui.store.factory;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual','rich')))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

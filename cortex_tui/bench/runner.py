@@ -51,7 +51,7 @@ class Timing:
 
     def summary(self) -> dict[str, float]:
         ordered = sorted(self.samples)
-        p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
         return {
             "p50_ms": round(statistics.median(ordered) * 1000, 3),
             "p95_ms": round(p95 * 1000, 3),
@@ -110,8 +110,11 @@ def _time_import(settings: Settings, embedder: Embedder, count: int) -> dict[str
             seconds = time.perf_counter() - t0
         finally:
             engine.close()
-    return {"memories": count, "seconds": round(seconds, 2),
-            "per_second": round(count / seconds, 1)}
+    return {
+        "memories": count,
+        "seconds": round(seconds, 2),
+        "per_second": round(count / seconds, 1),
+    }
 
 
 def _bench_size(
@@ -167,8 +170,9 @@ def _time_recall(engine: LocalEngine, queries: list[str], project: str | None) -
 
 
 def _engine(settings: Settings, embedder: Embedder, folder: Path) -> LocalEngine:
-    return open_engine(settings, clock=frozen_clock(NOW), embedder=embedder,
-                       store_path=folder / "store")
+    return open_engine(
+        settings, clock=frozen_clock(NOW), embedder=embedder, store_path=folder / "store"
+    )
 
 
 PROJECTS = ("atlas", "harbor", "lighthouse", "quay", None, None)

@@ -100,15 +100,16 @@ def list_filter(ctx: CommandContext, text: str | None = None) -> MemoryFilter:
 def cmd_list(ctx: CommandContext, text: str | None = None) -> int:
     if ctx.args.limit < 1:
         raise InvalidInputError("--limit must be at least 1")
-    page = ctx.engine.list(list_filter(ctx, text), ctx.args.limit, ctx.args.offset)
+    page = ctx.engine.list_memories(list_filter(ctx, text), ctx.args.limit, ctx.args.offset)
     now = ctx.now()
     lines = []
     for memory in page.memories:
         lines.append(render.memory_header(memory, now))
         lines.append(f"    {memory.content}")
     shown = f"{len(page.memories)} of {page.total}"
-    lines.append(f"({shown}; next page: --offset {page.next_offset})" if page.next_offset
-                 else f"({shown})")
+    lines.append(
+        f"({shown}; next page: --offset {page.next_offset})" if page.next_offset else f"({shown})"
+    )
     ctx.emit(page, "\n".join(lines))
     return 0
 
@@ -128,7 +129,7 @@ def cmd_get(ctx: CommandContext) -> int:
 
 def cmd_history(ctx: CommandContext) -> int:
     chain = ctx.engine.history(ctx.args.memory_id)
-    lines = []
+    lines: list[str] = []
     for version in reversed(chain):
         until = version.valid_to.isoformat() if version.valid_to else "now"
         lines.append(f"{version.short_id}  {version.valid_from.isoformat()} → {until}")
@@ -141,8 +142,7 @@ def cmd_update(ctx: CommandContext) -> int:
     a = ctx.args
     if all(v is None for v in (a.content, a.type, a.scope, a.tags, a.project, a.confidence)):
         raise InvalidInputError(
-            "nothing to update; give --content, --type, --scope, --tags, --project or "
-            "--confidence"
+            "nothing to update; give --content, --type, --scope, --tags, --project or --confidence"
         )
     memory = ctx.engine.update(
         a.memory_id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from typing import NoReturn, TypeAlias
 
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
 
@@ -32,7 +32,15 @@ def build_parser() -> OneLineParser:
     common = OneLineParser(add_help=False)
     common.add_argument("--json", action="store_true", help="machine-readable output")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    _memory_commands(sub, common)
+    _store_commands(sub, common)
+    return parser
 
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[OneLineParser]"
+
+
+def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
     p = sub.add_parser("remember", parents=[common], help="store a memory")
     p.add_argument("content", help="the text to remember ('-' reads stdin)")
     p.add_argument("--type", choices=TYPES, help="default: classified from the text")
@@ -47,11 +55,15 @@ def build_parser() -> OneLineParser:
     _recall_options(p)
     p.add_argument("--explain", action="store_true", help="per-signal score breakdown")
     p.add_argument("--context", action="store_true", help="print only the context block")
-    p.add_argument("--no-access-update", action="store_true",
-                   help="do not count this recall as an access")
+    p.add_argument(
+        "--no-access-update", action="store_true", help="do not count this recall as an access"
+    )
 
-    p = sub.add_parser("explain", parents=[common],
-                       help="why not? where a memory ranks for a query and what holds it back")
+    p = sub.add_parser(
+        "explain",
+        parents=[common],
+        help="why not? where a memory ranks for a query and what holds it back",
+    )
     p.add_argument("query")
     p.add_argument("memory_id")
     _recall_filters(p)
@@ -69,8 +81,9 @@ def build_parser() -> OneLineParser:
     p = sub.add_parser("list", parents=[common], help="browse memories")
     _list_filters(p)
 
-    p = sub.add_parser("update", parents=[common],
-                       help="write a new version superseding the old one")
+    p = sub.add_parser(
+        "update", parents=[common], help="write a new version superseding the old one"
+    )
     p.add_argument("memory_id")
     p.add_argument("--content")
     p.add_argument("--type", choices=TYPES)
@@ -85,6 +98,8 @@ def build_parser() -> OneLineParser:
     p = sub.add_parser("purge", parents=[common], help="permanently remove forgotten memories")
     p.add_argument("--yes", action="store_true", help="confirm; nothing is removed without it")
 
+
+def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     sub.add_parser("stats", parents=[common], help="counts by type, scope, project")
     sub.add_parser("health", parents=[common], help="check the store and the embedder")
 
@@ -93,18 +108,21 @@ def build_parser() -> OneLineParser:
 
     p = sub.add_parser("import", parents=[common], help="read an export (JSONL)")
     p.add_argument("file", help="JSONL file ('-' reads stdin)")
-    p.add_argument("--skip-invalid", action="store_true",
-                   help="import the valid lines and report the others")
+    p.add_argument(
+        "--skip-invalid", action="store_true", help="import the valid lines and report the others"
+    )
 
-    p = sub.add_parser("reembed", parents=[common],
-                       help="re-embed the store with another embedder")
+    p = sub.add_parser("reembed", parents=[common], help="re-embed the store with another embedder")
     p.add_argument("--to", choices=["onnx", "ollama", "hashing"], required=True)
 
     p = sub.add_parser("eval", parents=[common], help="golden-query evaluation of recall")
     p.add_argument("paths", nargs="+", help="dataset files (.json / .jsonl) or folders")
     p.add_argument("--k", type=_csv, help="cut-offs, e.g. 5,10 (default: each query's k)")
-    p.add_argument("--embedder", choices=["onnx", "hashing"],
-                   help="embedder for the eval stores (default: configured)")
+    p.add_argument(
+        "--embedder",
+        choices=["onnx", "hashing"],
+        help="embedder for the eval stores (default: configured)",
+    )
 
     p = sub.add_parser("demo", parents=[common], help="demo data")
     p.add_argument("action", choices=["load"])
@@ -113,7 +131,6 @@ def build_parser() -> OneLineParser:
     p.add_argument("--sizes", type=_csv, default=["1000", "10000", "100000"])
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--embedder", choices=["onnx", "hashing"], default="onnx")
-    return parser
 
 
 def _recall_filters(p: argparse.ArgumentParser) -> None:

@@ -94,8 +94,10 @@ def explanation_text(e: Explanation) -> str:
         lines.append("ranked above it:")
         for other in e.above:
             delta = other.score - e.result.score
-            lines.append(f"  {other.rank:>3}. {other.score:.4f} (+{delta:.4f})  "
-                         f"{other.memory.short_id}  {other.memory.content[:70]}")
+            lines.append(
+                f"  {other.rank:>3}. {other.score:.4f} (+{delta:.4f})  "
+                f"{other.memory.short_id}  {other.memory.content[:70]}"
+            )
     return "\n".join(lines)
 
 

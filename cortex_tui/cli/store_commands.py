@@ -47,7 +47,9 @@ def cmd_export(ctx: CommandContext) -> int:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
-    ctx.emit({"file": str(target), "records": count - 1}, f"exported {count - 1} records to {target}")
+    ctx.emit(
+        {"file": str(target), "records": count - 1}, f"exported {count - 1} records to {target}"
+    )
     return 0
 
 

@@ -93,12 +93,16 @@ class LocalEngine:
             return prefix
         matches = self.store.find_ids_by_prefix(prefix, limit=2)
         if not matches:
-            raise NotFoundError(f"no memory id starts with {prefix}; list ids with `cortex-tui list`")
+            raise NotFoundError(
+                f"no memory id starts with {prefix}; list ids with `cortex-tui list`"
+            )
         if len(matches) > 1:
-            raise AmbiguousIdError(f"id prefix {prefix} matches several memories; give more characters")
+            raise AmbiguousIdError(
+                f"id prefix {prefix} matches several memories; give more characters"
+            )
         return matches[0]
 
-    def list(self, flt: MemoryFilter, limit: int = 50, offset: str | None = None) -> MemoryPage:
+    def list_memories(self, flt: MemoryFilter, limit: int = 50, offset: str | None = None) -> MemoryPage:
         memories, next_offset = self.store.scroll_memories(flt, limit, offset)
         return MemoryPage(
             memories=memories, next_offset=next_offset, total=self.store.count_memories(flt)
@@ -129,9 +133,8 @@ class LocalEngine:
         return Stats(
             total=self.store.count_memories(everything),
             current=self.store.count_memories(current),
-            superseded=self.store.count_memories(everything) - self.store.count_memories(
-                MemoryFilter(current_only=True, statuses=None)
-            ),
+            superseded=self.store.count_memories(everything)
+            - self.store.count_memories(MemoryFilter(current_only=True, statuses=None)),
             deleted=self.store.count_memories(
                 MemoryFilter(current_only=False, statuses=[MemoryStatus.DELETED])
             ),
@@ -317,4 +320,3 @@ def _clean_tags(tags: Iterable[str]) -> list[str]:
         if cleaned:
             seen.setdefault(cleaned, None)
     return list(seen)
-

@@ -9,14 +9,16 @@ next run removes.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from cortex_tui.config import EmbedderKind, Settings, save_setting
+from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.errors import InvalidInputError, StoreError
-from cortex_tui.store.base import MemoryFilter
+from cortex_tui.models import Memory
+from cortex_tui.store.base import MemoryFilter, Store
 from cortex_tui.store.factory import open_store
 
 BATCH = 128
@@ -55,7 +57,9 @@ def recover_interrupted(live: Path) -> None:
         retired.rename(live)
 
 
-def reembed(settings: Settings, kind: EmbedderKind, progress: Progress | None = None) -> ReembedReport:
+def reembed(
+    settings: Settings, kind: EmbedderKind, progress: Progress | None = None
+) -> ReembedReport:
     if settings.store.qdrant_url:
         raise StoreError(
             "reembed works on the embedded store; for a Qdrant server, export, point "
@@ -70,39 +74,16 @@ def reembed(settings: Settings, kind: EmbedderKind, progress: Progress | None = 
         shutil.rmtree(building)
     target_config = settings.embedder.model_copy(update={"kind": kind})
     embedder = make_embedder(target_config)
-    source = open_store(settings.store, live, embedder.name, embedder.dimension,
-                        check_embedder=False)
+    source = open_store(
+        settings.store, live, embedder.name, embedder.dimension, check_embedder=False
+    )
     try:
         if source.meta.embedder == embedder.name:
             raise InvalidInputError(f"the store is already embedded with {embedder.name}")
         source_name = source.meta.embedder
         target = open_store(settings.store, building, embedder.name, embedder.dimension)
         try:
-            everything = MemoryFilter(current_only=False, statuses=None)
-            total = source.count_memories(everything)
-            done = 0
-            batch = []
-            for memory in source.iter_memories(everything):
-                batch.append(memory)
-                if len(batch) == BATCH:
-                    target.upsert_memories(batch, list(embedder.embed([m.content for m in batch])))
-                    done += len(batch)
-                    batch = []
-                    if progress:
-                        progress(done, total)
-            if batch:
-                target.upsert_memories(batch, list(embedder.embed([m.content for m in batch])))
-                done += len(batch)
-                if progress:
-                    progress(done, total)
-            entities = source.all_entities()
-            if entities:
-                target.upsert_entities(entities, list(embedder.embed([e.name for e in entities])))
-            relations = source.all_relations()
-            if relations:
-                target.upsert_relations(relations)
-            for entry in reversed(source.journal(limit=1_000_000)):
-                target.append_journal(entry)
+            memories, entities = _copy(source, target, embedder, progress)
         finally:
             target.close()
     finally:
@@ -111,5 +92,41 @@ def reembed(settings: Settings, kind: EmbedderKind, progress: Progress | None = 
     building.rename(live)
     shutil.rmtree(retired)
     save_setting(settings.home, "embedder.kind", kind)
-    return ReembedReport(source=source_name, target=embedder.name, memories=done,
-                         entities=len(entities))
+    return ReembedReport(
+        source=source_name, target=embedder.name, memories=memories, entities=entities
+    )
+
+
+def _copy(
+    source: Store, target: Store, embedder: Embedder, progress: Progress | None
+) -> tuple[int, int]:
+    """Copy everything with new vectors; returns (memories, entities) copied."""
+    everything = MemoryFilter(current_only=False, statuses=None)
+    total = source.count_memories(everything)
+    done = 0
+    batch: list[Memory] = []
+    for memory in source.iter_memories(everything):
+        batch.append(memory)
+        if len(batch) == BATCH:
+            done += _copy_batch(batch, target, embedder)
+            batch = []
+            if progress:
+                progress(done, total)
+    done += _copy_batch(batch, target, embedder)
+    if progress:
+        progress(done, total)
+    entities = source.all_entities()
+    if entities:
+        target.upsert_entities(entities, list(embedder.embed([e.name for e in entities])))
+    relations = source.all_relations()
+    if relations:
+        target.upsert_relations(relations)
+    for entry in reversed(source.journal(limit=1_000_000)):
+        target.append_journal(entry)
+    return done, len(entities)
+
+
+def _copy_batch(batch: list[Memory], target: Store, embedder: Embedder) -> int:
+    if batch:
+        target.upsert_memories(batch, list(embedder.embed([m.content for m in batch])))
+    return len(batch)

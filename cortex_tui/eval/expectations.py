@@ -25,12 +25,18 @@ def check_expectations(
         checks.append(("conflicts", list(group), _conflict([get(label) for label in group])))
     for kept, folded in e.duplicates:
         same = labels[kept] == labels[folded]
-        checks.append(("duplicates", [kept, folded],
-                       None if same else "stored as two memories, not folded into one"))
+        checks.append(
+            (
+                "duplicates",
+                [kept, folded],
+                None if same else "stored as two memories, not folded into one",
+            )
+        )
     for label in e.reinforced:
         m = get(label)
-        checks.append(("reinforced", [label],
-                       None if m.reinforced_count > 0 else "reinforcement count is 0"))
+        checks.append(
+            ("reinforced", [label], None if m.reinforced_count > 0 else "reinforcement count is 0")
+        )
     for a, b in e.independent:
         checks.append(("independent", [a, b], _independent(get(a), get(b))))
     failed = [FailedExpectation(kind=k, labels=ls, why=why) for k, ls, why in checks if why]

@@ -43,24 +43,6 @@ class DatasetReport(BaseModel):
     seconds: float
 
 
-def summarise(
-    name: str,
-    outcomes: list[QueryOutcome],
-    passed: int,
-    total: int,
-    failed: list[FailedExpectation],
-    seconds: float,
-) -> DatasetReport:
-    return DatasetReport(
-        name=name,
-        outcomes=outcomes,
-        expectations_passed=passed,
-        expectations_total=total,
-        failed_expectations=failed,
-        seconds=seconds,
-    )
-
-
 def _metrics(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
     ks = sorted({k for o in outcomes for k in o.recall_at})
     recall_at = {}

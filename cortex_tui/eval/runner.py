@@ -19,7 +19,7 @@ from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.eval.dataset import Dataset, DatasetMemory
 from cortex_tui.eval.expectations import check_expectations
-from cortex_tui.eval.report import DatasetReport, Miss, QueryOutcome, summarise
+from cortex_tui.eval.report import DatasetReport, Miss, QueryOutcome
 from cortex_tui.models import Memory, MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 
@@ -68,11 +68,19 @@ def run_dataset(engine: LocalEngine, dataset: Dataset, cutoffs: list[int] | None
     started = time.perf_counter()
     labels = ingest(engine, dataset)
     by_id = {memory_id: label for label, memory_id in labels.items()}
-    outcomes = [_run_query(engine, dataset, q_index, labels, by_id, cutoffs)
-                for q_index in range(len(dataset.queries))]
+    outcomes = [
+        _run_query(engine, dataset, q_index, labels, by_id, cutoffs)
+        for q_index in range(len(dataset.queries))
+    ]
     failed, passed, total = check_expectations(engine, dataset, labels)
-    return summarise(dataset.name, outcomes, passed, total, failed,
-                     time.perf_counter() - started)
+    return DatasetReport(
+        name=dataset.name,
+        outcomes=outcomes,
+        expectations_passed=passed,
+        expectations_total=total,
+        failed_expectations=failed,
+        seconds=time.perf_counter() - started,
+    )
 
 
 def ingest(engine: LocalEngine, dataset: Dataset) -> dict[str, str]:
@@ -119,14 +127,19 @@ def _run_query(
     ks = cutoffs or [q.k]
     depth = max(*ks, q.k, MIN_DEPTH)
     request = RecallRequest(
-        query=q.query, project=q.project, types=q.type, tags=q.tags, limit=depth,
+        query=q.query,
+        project=q.project,
+        types=q.type,
+        tags=q.tags,
+        limit=depth,
         update_access=False,
     )
     response = engine.recall(request)
     ranked = [by_id.get(r.memory.id, r.memory.id[:8]) for r in response.results]
     relevant = list(dict.fromkeys(q.relevant))
     recall_at = {
-        k: (sum(1 for label in relevant if label in ranked[:k]) / len(relevant)) if relevant
+        k: (sum(1 for label in relevant if label in ranked[:k]) / len(relevant))
+        if relevant
         else None
         for k in ks
     }
@@ -142,19 +155,33 @@ def _run_query(
         position = ranked.index(label) + 1 if label in ranked else None
         if position is not None and position <= q.k and (label != q.first or position == 1):
             continue
-        misses.append(_explain_miss(engine, request, q.query, label, labels[label]))
+        misses.append(_explain_miss(engine, request, label, labels[label], by_id))
     for label in forbidden:
-        misses.append(Miss(query=q.query, label=label, rank=ranked.index(label) + 1,
-                           why="forbidden memory appears in the top k"))
+        misses.append(
+            Miss(
+                query=q.query,
+                label=label,
+                rank=ranked.index(label) + 1,
+                why="forbidden memory appears in the top k",
+            )
+        )
     return QueryOutcome(
-        recall_at=recall_at, reciprocal_rank=reciprocal if relevant else None, top1=top1,
-        forbidden_hits=len(forbidden), misses=misses,
+        recall_at=recall_at,
+        reciprocal_rank=reciprocal if relevant else None,
+        top1=top1,
+        forbidden_hits=len(forbidden),
+        misses=misses,
     )
 
 
 def _explain_miss(
-    engine: LocalEngine, request: RecallRequest, query: str, label: str, memory_id: str
+    engine: LocalEngine,
+    request: RecallRequest,
+    label: str,
+    memory_id: str,
+    labels_by_id: dict[str, str],
 ) -> Miss:
+    query = request.query
     explanation = engine.explain(request, memory_id)
     if explanation.excluded_by:
         return Miss(query=query, label=label, rank=None, why=explanation.excluded_by)
@@ -163,9 +190,12 @@ def _explain_miss(
     if result is not None:
         top = explanation.above[0] if explanation.above else None
         signals = result.breakdown.signals
-        parts = ", ".join(f"{name} {signals[name].contribution:.3f}" for name in
-                          ("similarity", "type", "recency", "scope"))
+        parts = ", ".join(
+            f"{name} {signals[name].contribution:.3f}"
+            for name in ("similarity", "type", "recency", "scope")
+        )
         why = f"score {result.score:.3f} ({parts})"
         if top is not None:
-            why += f"; #1 is {top.memory.short_id} at {top.score:.3f}"
+            name = labels_by_id.get(top.memory.id, top.memory.short_id)
+            why += f"; #1 is {name} at {top.score:.3f}"
     return Miss(query=query, label=label, rank=explanation.rank, why=why)

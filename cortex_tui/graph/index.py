@@ -61,9 +61,8 @@ class GraphIndex:
         padded = f" {text} "
         found: set[str] = set()
         for key, entity_id in self._names:
-            if f" {key} " in padded:
-                found.add(entity_id)
-            elif len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold:
+            named = f" {key} " in padded
+            if named or (len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold):
                 found.add(entity_id)
         return found
 

@@ -3,9 +3,10 @@
 Three modes, so they can be measured against each other (`cortex-tui eval` with
 `CORTEX_RECALL__FUSION=...`):
 
-- `weighted` (default): (1 − λ)·cosine + λ·BM25/max-BM25. It keeps score magnitudes: a
-  near-exact lexical hit lifts a memory a lot, a weak one barely; a memory the dense
-  channel likes strongly keeps that strength.
+- `weighted` (default): (1 − λ)·cosine + λ·BM25/max-BM25, λ = 0.2 by default (the
+  range convex-combination studies of hybrid retrieval favour; measure yours with eval).
+  It keeps score magnitudes: a near-exact lexical hit lifts a memory a lot, a weak one
+  barely; a memory the dense channel likes strongly keeps that strength.
 - `rrf`: reciprocal-rank fusion with k = 60 over every channel, normalised so that rank 1
   in every channel is 1.0. It throws magnitudes away: the 40th lexical hit of a
   one-word overlap counts as much as the 40th dense hit.

@@ -52,8 +52,9 @@ class QueryContext:
 def query_context(query: str, project: str | None, now: datetime) -> QueryContext:
     lowered = query.casefold()
     words = {w.strip(".-/") for w in _WORD.findall(lowered)}
-    return QueryContext(words=frozenset(w for w in words if w), text=lowered, project=project,
-                        now=now)
+    return QueryContext(
+        words=frozenset(w for w in words if w), text=lowered, project=project, now=now
+    )
 
 
 def recency(memory: Memory, now: datetime, half_life_hours: float) -> float:
@@ -72,7 +73,7 @@ def reinforcement(reinforced_count: int, divisor: float) -> float:
 
 def type_signal(memory: Memory, config: RecallConfig) -> float:
     multipliers = config.type_multipliers.model_dump()
-    return float(multipliers[memory.type.value]) / max(multipliers.values())
+    return float(multipliers[memory.type.value]) / float(max(multipliers.values()))
 
 
 def scope_signal(memory: Memory, project: str | None, config: RecallConfig) -> float:
@@ -83,7 +84,7 @@ def scope_signal(memory: Memory, project: str | None, config: RecallConfig) -> f
         value = {Scope.PERMANENT: m.permanent, Scope.SESSION: m.session, Scope.TTL: m.ttl}[
             memory.scope
         ]
-    return value / max(m.model_dump().values())
+    return float(value) / float(max(m.model_dump().values()))
 
 
 def confidence_signal(confidence: float, config: RecallConfig) -> float:
@@ -136,9 +137,7 @@ def score(
     }
     weighted = math.fsum(s.contribution for s in signals.values())
     supersession = config.supersession_penalty if successor_present else 1.0
-    conflict = (
-        config.conflict_penalty if memory.conflict_status is ConflictStatus.ACTIVE else 1.0
-    )
+    conflict = config.conflict_penalty if memory.conflict_status is ConflictStatus.ACTIVE else 1.0
     return ScoreBreakdown(
         signals=signals,
         weighted=weighted,

@@ -12,11 +12,14 @@ name vector + payload), `relations` and `journal` (payload only).
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
+
+import numpy as np
 
 from cortex_tui.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from cortex_tui.models import Entity, Memory, Relation
@@ -88,11 +91,18 @@ def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, locati
     )
 
 
-def _memory_vectors(memory: Memory, vector: Vector) -> PointData:
+def _floats(vector: Vector) -> list[float]:
+    """Plain Python floats, which both clients convert fastest (`tolist` for arrays)."""
+    if isinstance(vector, np.ndarray):
+        return cast(list[float], vector.tolist())
+    return list(map(float, vector))
+
+
+def _memory_point(memory: Memory, vector: Vector) -> PointData:
     return PointData(
         memory.id,
         to_payload(memory),
-        dense=[float(x) for x in vector],
+        dense=_floats(vector),
         sparse=encode_document(memory.content, memory.tags),
     )
 
@@ -104,6 +114,7 @@ class QdrantStore(ABC, Generic[C]):
         self._meta = meta
         self._location = location
         self._build = build
+        self._journal_lock = threading.Lock()
 
     @property
     def meta(self) -> StoreMeta:
@@ -179,7 +190,7 @@ class QdrantStore(ABC, Generic[C]):
         require_point_ids(m.id for m in memories)
         require_vectors(len(memories), vectors, self._meta.dimension, "memories")
         if memories:
-            self._upsert(Collection.MEMORIES, list(map(_memory_vectors, memories, vectors)))
+            self._upsert(Collection.MEMORIES, list(map(_memory_point, memories, vectors)))
             self._commit(Collection.MEMORIES)
 
     def update_memories(self, memories: Sequence[Memory]) -> None:
@@ -229,7 +240,7 @@ class QdrantStore(ABC, Generic[C]):
 
     def search_dense(self, vector: Vector, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         require_vectors(1, [vector], self._meta.dimension, "query")
-        dense = [float(x) for x in vector]
+        dense = _floats(vector)
         return self._scored(self._search(Collection.MEMORIES, DENSE, dense, self._cond(flt), limit))
 
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
@@ -274,7 +285,7 @@ class QdrantStore(ABC, Generic[C]):
         require_point_ids(e.id for e in entities)
         require_vectors(len(entities), vectors, self._meta.dimension, "entities")
         points = [
-            PointData(e.id, to_payload(e), dense=[float(x) for x in v])
+            PointData(e.id, to_payload(e), dense=_floats(v))
             for e, v in zip(entities, vectors, strict=True)
         ]
         self._write(Collection.ENTITIES, points)
@@ -299,7 +310,7 @@ class QdrantStore(ABC, Generic[C]):
 
     def search_entities(self, vector: Vector, limit: int) -> list[ScoredEntity]:
         require_vectors(1, [vector], self._meta.dimension, "query")
-        hits = self._search(Collection.ENTITIES, DENSE, [float(x) for x in vector], None, limit)
+        hits = self._search(Collection.ENTITIES, DENSE, _floats(vector), None, limit)
         return [ScoredEntity(from_payload(Entity, h.payload), h.score) for h in hits]
 
     def delete_entities(self, ids: Sequence[str]) -> None:
@@ -327,9 +338,11 @@ class QdrantStore(ABC, Generic[C]):
         """Entries are numbered in append order (`seq`), which is what undo needs even
         when timestamps tie."""
         require_point_ids([entry.id])
-        latest = self._latest(Collection.JOURNAL, JOURNAL_ORDER_FIELD, 1)
-        seq = int(latest[0][JOURNAL_ORDER_FIELD]) + 1 if latest else 0
-        self._write(Collection.JOURNAL, [PointData(entry.id, journal_to_payload(entry, seq))])
+        with self._journal_lock:  # read-then-write: one appender at a time
+            latest = self._latest(Collection.JOURNAL, JOURNAL_ORDER_FIELD, 1)
+            seq = int(latest[0][JOURNAL_ORDER_FIELD]) + 1 if latest else 0
+            point = PointData(entry.id, journal_to_payload(entry, seq))
+            self._write(Collection.JOURNAL, [point])
 
     def journal(self, limit: int = 50) -> list[JournalEntry]:
         return [

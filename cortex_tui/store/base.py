@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from cortex_tui.models import (
@@ -26,7 +28,7 @@ from cortex_tui.models import (
     UtcDatetime,
 )
 
-Vector = Sequence[float]
+Vector = Sequence[float] | npt.NDArray[np.float32]
 
 
 class MemoryFilter(BaseModel):

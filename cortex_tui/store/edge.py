@@ -206,6 +206,9 @@ class EdgeStore(QdrantStore[EdgeCondition]):
                 meta = StoreMeta(embedder=embedder_name, dimension=dimension, created_at=utcnow())
             for coll in Collection:
                 shards[coll] = _open_shard(path / coll.value, coll, meta.dimension)
+            if fresh and shards[Collection.MEMORIES].info().points_count:
+                # Only meta.json says which embedder made the vectors: never guess.
+                raise StoreError(f"store at {path} has memories but no {META_NAME}; restore it")
             if fresh:
                 write_meta(path, meta)
         except BaseException:

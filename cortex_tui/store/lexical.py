@@ -18,6 +18,7 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 K1 = 1.2
 B = 0.75
@@ -77,6 +78,19 @@ def _parts(compound: str) -> list[str]:
     return parts
 
 
+@lru_cache(maxsize=65536)
+def _terms(compound: str) -> tuple[str, ...]:
+    """Terms of one compound token. Cached: a store's vocabulary is small and repeats,
+    and this is most of the cost of indexing a memory."""
+    parts = _parts(compound)
+    terms = [compound.lower()] if len(parts) > 1 else []
+    for part in parts:
+        word = part.lower()
+        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+            terms.append(stem(word))
+    return tuple(terms)
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercased, stemmed terms of `text`, stopwords dropped, repeats kept (for tf).
 
@@ -85,15 +99,8 @@ def tokenize(text: str) -> list[str]:
     (`it's` → `s`) and dropped; single digits are kept (`python 3`).
     """
     terms: list[str] = []
-    for match in _COMPOUND.finditer(text):
-        compound = match.group()
-        parts = _parts(compound)
-        if len(parts) > 1:
-            terms.append(compound.lower())
-        for part in parts:
-            word = part.lower()
-            if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
-                terms.append(stem(word))
+    for compound in _COMPOUND.findall(text):
+        terms.extend(_terms(compound))
     return terms
 
 

@@ -27,8 +27,7 @@ LOCK_NAME = ".lock"
 class StoreLock:
     """An acquired lock; `release()` is idempotent."""
 
-    def __init__(self, path: Path, handle: IO[str]) -> None:
-        self.path = path
+    def __init__(self, handle: IO[str]) -> None:
         self._handle: IO[str] | None = handle
 
     @classmethod
@@ -49,6 +48,11 @@ class StoreLock:
             handle.close()
             if exc.errno not in (errno.EAGAIN, errno.EACCES):
                 raise StoreError(f"cannot lock {path}: {exc.strerror}") from None
+            if owner == str(os.getpid()):
+                raise StoreLockedError(
+                    f"store at {store_path} is already open in this process (pid {owner}); "
+                    "close it before opening it again"
+                ) from None
             raise StoreLockedError(
                 f"store at {store_path} is in use by another process (pid {owner}); "
                 "stop it (`cortex-tui serve --stop`) or use the running service"
@@ -57,7 +61,7 @@ class StoreLock:
         handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
-        return cls(path, handle)
+        return cls(handle)
 
     def release(self) -> None:
         if self._handle is None:

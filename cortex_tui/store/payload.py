@@ -28,7 +28,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from cortex_tui.errors import InvalidInputError, StoreError
 from cortex_tui.models import UtcDatetime
-from cortex_tui.store.base import JournalEntry
+from cortex_tui.store.base import JournalEntry, Vector
 
 _EXACT_FLOATS = "_floats"
 _M = TypeVar("_M", bound=BaseModel)
@@ -56,9 +56,7 @@ def require_point_ids(ids: Iterable[str]) -> None:
             raise InvalidInputError(f"id {value!r} is not a UUID; store ids must be UUIDs")
 
 
-def require_vectors(
-    count: int, vectors: Sequence[Sequence[float]], dimension: int, what: str
-) -> None:
+def require_vectors(count: int, vectors: Sequence[Vector], dimension: int, what: str) -> None:
     """Check a write's vectors up front: Qdrant would reject them with a bare error."""
     if len(vectors) != count:
         raise InvalidInputError(f"{count} {what} but {len(vectors)} vectors")

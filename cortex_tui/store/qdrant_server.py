@@ -18,6 +18,7 @@ order is then arbitrary); curation happens in the one local service, so this is 
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Sequence
 from typing import cast
 
@@ -133,8 +134,7 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
 
         `check_embedder=False` is for the re-embed migration, as in `EdgeStore.open`.
         """
-        local = url_or_memory == MEMORY_LOCATION
-        if local:
+        if url_or_memory == MEMORY_LOCATION:
             client = QdrantClient(location=MEMORY_LOCATION)
         else:
             client = QdrantClient(url=url_or_memory, api_key=api_key)
@@ -146,7 +146,7 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
             if meta is None:
                 meta = StoreMeta(embedder=embedder_name, dimension=dimension, created_at=utcnow())
             for coll in Collection:
-                _ensure_collection(client, f"{prefix}_{coll.value}", coll, meta.dimension, local)
+                _ensure_collection(client, f"{prefix}_{coll.value}", coll, meta.dimension)
             if fresh:
                 _write_meta(client, prefix, meta)
         except CortexError:
@@ -286,9 +286,7 @@ def _filter(cond: qm.Condition | None) -> qm.Filter | None:
     return qm.Filter(must=[cond])
 
 
-def _ensure_collection(
-    client: QdrantClient, name: str, coll: Collection, dimension: int, local: bool
-) -> None:
+def _ensure_collection(client: QdrantClient, name: str, coll: Collection, dimension: int) -> None:
     if client.collection_exists(name):
         return
     dense = {DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)}
@@ -298,10 +296,12 @@ def _ensure_collection(
         vectors_config=dense if coll in (Collection.MEMORIES, Collection.ENTITIES) else {},
         sparse_vectors_config=sparse if coll is Collection.MEMORIES else None,
     )
-    if local:
-        return  # local mode ignores payload indexes (and warns about each one)
-    for field, schema in _indexes(coll).items():
-        client.create_payload_index(name, field, schema)
+    with warnings.catch_warnings():
+        # `:memory:` mode ignores payload indexes and warns about each one; creating them
+        # anyway keeps one code path for both modes.
+        warnings.filterwarnings("ignore", "Payload indexes have no effect", UserWarning)
+        for field, schema in _indexes(coll).items():
+            client.create_payload_index(name, field, schema)
 
 
 def _read_meta(client: QdrantClient, prefix: str) -> StoreMeta | None:

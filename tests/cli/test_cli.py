@@ -9,8 +9,17 @@ from tests.conftest import Cli
 
 
 def test_remember_recall_explain_json_round_trip(cli: Cli) -> None:
-    r = cli("remember", "Never push directly to main in atlas", "--type", "rule",
-            "--project", "atlas", "--tags", "git,review", "--json")
+    r = cli(
+        "remember",
+        "Never push directly to main in atlas",
+        "--type",
+        "rule",
+        "--project",
+        "atlas",
+        "--tags",
+        "git,review",
+        "--json",
+    )
     assert r.code == 0, r.err
     memory = json.loads(r.out)["memory"]
     assert memory["type"] == "rule" and memory["scope"] == "project"
@@ -82,7 +91,7 @@ def test_import_with_a_bad_line_imports_nothing(cli: Cli, tmp_path: Path) -> Non
     target = Cli(tmp_path / "target")
     r = target("import", str(source))
     assert r.code == 2
-    assert r.err.startswith("cortex-tui: error: line 2: memory field type") and "\n" == r.err[-1]
+    assert r.err.startswith("cortex-tui: error: line 2: memory field type") and r.err[-1] == "\n"
     assert r.err.count("\n") == 1
     assert json.loads(target("stats", "--json").out)["total"] == 0
     r = target("import", str(source), "--skip-invalid", "--json")
@@ -120,13 +129,17 @@ def test_store_owned_by_another_process_is_a_clear_error(cli: Cli) -> None:
 
     assert cli("remember", "something").code == 0
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys,time;from cortex_tui.config import load_settings;"
-         "from cortex_tui.embed.hashing import HashingEmbedder;"
-         "from cortex_tui.engine.open import open_engine;"
-         f"e=open_engine(load_settings(__import__('pathlib').Path({str(cli.home)!r})),"
-         "embedder=HashingEmbedder());print('ready',flush=True);time.sleep(30)"],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys,time;from cortex_tui.config import load_settings;"
+            "from cortex_tui.embed.hashing import HashingEmbedder;"
+            "from cortex_tui.engine.open import open_engine;"
+            f"e=open_engine(load_settings(__import__('pathlib').Path({str(cli.home)!r})),"
+            "embedder=HashingEmbedder());print('ready',flush=True);time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"

@@ -1,4 +1,4 @@
-"""Shared fixtures: one ONNX model per session, and a fake Ollama on loopback."""
+"""A fake Ollama on loopback (the ONNX model fixture lives in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cortex_tui.embed.onnx import OnnxMiniLMEmbedder
-
 from .fake_ollama import FakeOllama, serve_fake_ollama
-
-
-@pytest.fixture(scope="session")
-def onnx_embedder() -> OnnxMiniLMEmbedder:
-    """Loading the model takes most of a second: do it once for the whole run."""
-    return OnnxMiniLMEmbedder()
 
 
 @pytest.fixture

@@ -89,8 +89,9 @@ def test_update_supersedes_and_history_flag_shows_old_version(engine: LocalEngin
     assert ids(engine, "Postgres version production") == [new.id]
     with_history = ids(engine, "Postgres version production", include_history=True)
     assert set(with_history) == {old, new.id}
-    response = engine.recall(RecallRequest(query="Postgres version", include_history=True,
-                                           update_access=False))
+    response = engine.recall(
+        RecallRequest(query="Postgres version", include_history=True, update_access=False)
+    )
     by_id = {r.memory.id: r for r in response.results}
     assert by_id[old].breakdown.supersession_penalty == 0.3
     assert by_id[new.id].breakdown.supersession_penalty == 1.0
@@ -101,8 +102,9 @@ def test_update_supersedes_and_history_flag_shows_old_version(engine: LocalEngin
 
 def test_as_of_returns_what_was_true_then(engine: LocalEngine) -> None:
     earlier = NOW - timedelta(days=30)
-    old = engine.remember(MemoryDraft(content="The API rate limit is 100 per minute",
-                                      created_at=earlier)).memory
+    old = engine.remember(
+        MemoryDraft(content="The API rate limit is 100 per minute", created_at=earlier)
+    ).memory
     new = engine.update(old.id, content="The API rate limit is 300 per minute")
     assert ids(engine, "API rate limit", as_of=NOW - timedelta(days=1)) == [old.id]
     assert ids(engine, "API rate limit") == [new.id]
@@ -119,9 +121,17 @@ def test_active_conflict_is_penalised_and_annotated(engine: LocalEngine) -> None
     a = engine.remember(MemoryDraft(content="Staging is reset nightly")).memory
     b = engine.remember(MemoryDraft(content="Staging is reset every Sunday")).memory
     for me, other in ((a, b), (b, a)):
-        engine.store.update_memories([me.model_copy(update={
-            "conflict_group_id": "g1", "conflict_status": ConflictStatus.ACTIVE,
-            "contradicts_ids": [other.id]})])
+        engine.store.update_memories(
+            [
+                me.model_copy(
+                    update={
+                        "conflict_group_id": "g1",
+                        "conflict_status": ConflictStatus.ACTIVE,
+                        "contradicts_ids": [other.id],
+                    }
+                )
+            ]
+        )
     response = engine.recall(RecallRequest(query="staging reset", update_access=False))
     first = response.results[0]
     assert first.breakdown.conflict_penalty == 0.8
@@ -140,8 +150,10 @@ def test_graph_channel_uses_hand_built_graph(engine: LocalEngine) -> None:
     pg = Entity(name="Postgres", created_at=t, memory_ids=[pg_memory])
     engine.insert_graph(
         [priya, atlas, pg],
-        [Relation(subject_id=priya.id, predicate="leads", object_id=atlas.id, valid_from=t),
-         Relation(subject_id=atlas.id, predicate="uses", object_id=pg.id, valid_from=t)],
+        [
+            Relation(subject_id=priya.id, predicate="leads", object_id=atlas.id, valid_from=t),
+            Relation(subject_id=atlas.id, predicate="uses", object_id=pg.id, valid_from=t),
+        ],
     )
     response = engine.recall(RecallRequest(query="what does Priya work on", update_access=False))
     by_id = {r.memory.id: r for r in response.results}
@@ -152,8 +164,10 @@ def test_graph_channel_uses_hand_built_graph(engine: LocalEngine) -> None:
     assert far.signals["graph_proximity"].raw == pytest.approx(1 / 3)
     assert far.graph is not None
     assert far.cosine == pytest.approx(
-        float(engine.embedder.embed_query("what does Priya work on")
-              @ engine.embedder.embed(["The primary database was upgraded last spring"])[0]),
+        float(
+            engine.embedder.embed_query("what does Priya work on")
+            @ engine.embedder.embed(["The primary database was upgraded last spring"])[0]
+        ),
         abs=1e-4,
     )
     # Filters apply to graph hits too.
@@ -174,8 +188,9 @@ def test_explain_ranks_a_memory_outside_the_top_k(engine: LocalEngine) -> None:
 
 
 def test_explain_names_the_filter_that_excludes(engine: LocalEngine) -> None:
-    memory_id = remember(engine, "harbor backfills need --dry-run first", project="harbor",
-                         scope=Scope.PROJECT)
+    memory_id = remember(
+        engine, "harbor backfills need --dry-run first", project="harbor", scope=Scope.PROJECT
+    )
     request = RecallRequest(query="backfill", project="atlas", update_access=False)
     explanation = engine.explain(request, memory_id)
     assert explanation.rank is None

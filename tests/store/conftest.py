@@ -7,7 +7,8 @@ the variable is unset).
 
 from __future__ import annotations
 
-import os
+import shutil
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,11 +18,11 @@ import pytest
 
 from cortex_tui.store.base import Store
 
-from .helpers import DIM, EMBEDDER
+from .helpers import DIM, EMBEDDER, SERVER_API_KEY, SERVER_URL
 
 # The server backend joins only when configured; test_store_server_configured reports
 # the skip once instead of once per contract test.
-BACKENDS = ("edge", "memory", *(("server",) if os.environ.get("CORTEX_QDRANT_URL") else ()))
+BACKENDS = ("edge", "memory", *(("server",) if SERVER_URL else ()))
 
 StoreOpener = Callable[..., Store]
 
@@ -32,8 +33,21 @@ def backend(request: pytest.FixtureRequest) -> str:
     return kind
 
 
+@pytest.fixture(scope="session")
+def edge_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty Edge store to clone: creating one (four shards, 19 payload indexes) costs
+    ~0.5 s, a sparse copy ~0.1 s. Creation itself is tested in test_store_edge."""
+    from cortex_tui.store.edge import EdgeStore
+
+    path = tmp_path_factory.mktemp("template") / "store"
+    EdgeStore.open(path, EMBEDDER, DIM).close()
+    return path
+
+
 @pytest.fixture
-def open_store(backend: str, tmp_path: Path) -> Iterator[StoreOpener]:
+def open_store(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[StoreOpener]:
     """Opens the test's store (again, for reopen tests: same folder or prefix); every
     store opened is closed at teardown."""
     opened: list[Store] = []
@@ -44,13 +58,18 @@ def open_store(backend: str, tmp_path: Path) -> Iterator[StoreOpener]:
         if backend == "edge":
             from cortex_tui.store.edge import EdgeStore
 
-            store = EdgeStore.open(tmp_path / "store", embedder, dimension, **kwargs)
+            folder = tmp_path / "store"
+            if not folder.exists():
+                _clone(request.getfixturevalue("edge_template"), folder)
+            store = EdgeStore.open(folder, embedder, dimension, **kwargs)
         else:
             from cortex_tui.store.qdrant_server import QdrantServerStore
 
-            location = ":memory:" if backend == "memory" else os.environ["CORTEX_QDRANT_URL"]
-            api_key = os.environ.get("CORTEX_QDRANT_API_KEY")
-            store = QdrantServerStore.open(location, api_key, prefix, embedder, dimension, **kwargs)
+            location = SERVER_URL if backend == "server" else ":memory:"
+            assert location is not None
+            store = QdrantServerStore.open(
+                location, SERVER_API_KEY, prefix, embedder, dimension, **kwargs
+            )
         opened.append(store)
         return store
 
@@ -61,12 +80,24 @@ def open_store(backend: str, tmp_path: Path) -> Iterator[StoreOpener]:
         _drop_collections(prefix)
 
 
+def _clone(template: Path, folder: Path) -> None:
+    """Copy keeping holes: Edge preallocates ~650 MB of sparse files (WAL, mmap pages)
+    that hold under 1 MB of data, and `shutil.copytree` would write them all out. Without
+    GNU cp the test creates its store from scratch instead."""
+    try:
+        subprocess.run(
+            ["cp", "-a", "--sparse=always", str(template), str(folder)],
+            check=True,
+            capture_output=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _drop_collections(prefix: str) -> None:
     from qdrant_client import QdrantClient
 
-    client = QdrantClient(
-        url=os.environ["CORTEX_QDRANT_URL"], api_key=os.environ.get("CORTEX_QDRANT_API_KEY")
-    )
+    client = QdrantClient(url=SERVER_URL, api_key=SERVER_API_KEY)
     for collection in client.get_collections().collections:
         if collection.name.startswith(f"{prefix}_"):
             client.delete_collection(collection.name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -9,6 +10,9 @@ import numpy as np
 
 from cortex_tui.models import Memory
 
+# Read at import: the suite-wide autouse fixture clears CORTEX_* variables before tests run.
+SERVER_URL = os.environ.get("CORTEX_QDRANT_URL")
+SERVER_API_KEY = os.environ.get("CORTEX_QDRANT_API_KEY")
 EMBEDDER = "test-embedder"
 DIM = 8
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

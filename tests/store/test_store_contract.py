@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import os
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import numpy as np
 import pytest
 
 from cortex_tui.errors import EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
@@ -21,10 +22,10 @@ from cortex_tui.models import (
     Scope,
     new_id,
 )
-from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
+from cortex_tui.store.base import JournalEntry, MemoryFilter, ScoredMemory, Store
 
 from .conftest import StoreOpener
-from .helpers import DIM, EMBEDDER, T0, make_memory, unit_vectors
+from .helpers import DIM, EMBEDDER, SERVER_URL, T0, make_memory, unit_vectors
 
 ALL = MemoryFilter(statuses=None, current_only=False)
 
@@ -33,7 +34,7 @@ def _put(store: Store, memories: list[Memory], seed: int = 0) -> None:
     store.upsert_memories(memories, unit_vectors(len(memories), seed))
 
 
-def _ids(scored: list) -> list[str]:  # type: ignore[type-arg]
+def _ids(scored: list[ScoredMemory]) -> list[str]:
     return [s.memory.id for s in scored]
 
 
@@ -68,6 +69,15 @@ def test_vectors_round_trip(store: Store) -> None:
     assert set(got) == {ms[1].id, ms[2].id}
     for m, v in ((ms[1], vecs[1]), (ms[2], vecs[2])):
         assert got[m.id] == pytest.approx(v, abs=1e-6)  # stored as float32
+
+
+def test_numpy_vectors(store: Store) -> None:
+    m = make_memory("embedded by an array")
+    vec = np.asarray(unit_vectors(1, seed=11)[0], dtype=np.float32)
+    store.upsert_memories([m], [vec])
+    assert _ids(store.search_dense(vec, MemoryFilter(), 1)) == [m.id]
+    store.upsert_entities([_entity("array")], [vec])
+    assert store.search_entities(vec, 1)[0].entity.name == "array"
 
 
 def test_invalid_writes(store: Store) -> None:
@@ -281,8 +291,8 @@ def test_delete_memories(store: Store) -> None:
     store.delete_memories([])
 
 
-def _entity(name: str, **fields: object) -> Entity:
-    return Entity(name=name, created_at=T0, **fields)  # type: ignore[arg-type]
+def _entity(name: str, **fields: Any) -> Entity:
+    return Entity(name=name, created_at=T0, **fields)
 
 
 def test_entities(store: Store) -> None:
@@ -392,7 +402,7 @@ def test_unique_ids_are_required_uuids(store: Store) -> None:
 
 
 @pytest.mark.skipif(
-    not os.environ.get("CORTEX_QDRANT_URL"),
+    not SERVER_URL,
     reason="set CORTEX_QDRANT_URL to run the contract suite against a Qdrant server too",
 )
 def test_store_server_configured() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 import cortex_tui
 from cortex_tui.config import StoreConfig
-from cortex_tui.errors import EmbedderMismatchError, StoreLockedError
+from cortex_tui.errors import EmbedderMismatchError, StoreError, StoreLockedError
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.store.edge import EdgeStore
 from cortex_tui.store.factory import open_store
@@ -60,9 +60,21 @@ def test_layout_and_meta_file(tmp_path: Path) -> None:
     assert (meta["embedder"], meta["dimension"], meta["schema_version"]) == (EMBEDDER, DIM, 1)
 
 
+def test_data_without_meta_is_refused(tmp_path: Path) -> None:
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    store.upsert_memories([make_memory()], unit_vectors(1))
+    store.close()
+    (tmp_path / "meta.json").unlink()
+    with pytest.raises(StoreError, match=r"no meta\.json"):
+        EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    assert not (tmp_path / "meta.json").exists()
+
+
 def test_second_open_in_process_is_refused(tmp_path: Path) -> None:
     store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
-    with pytest.raises(StoreLockedError, match=rf"in use by another process \(pid {os.getpid()}\)"):
+    with pytest.raises(
+        StoreLockedError, match=rf"already open in this process \(pid {os.getpid()}\)"
+    ):
         EdgeStore.open(tmp_path, EMBEDDER, DIM)
     store.close()
     store.close()  # idempotent

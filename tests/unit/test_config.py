@@ -29,7 +29,9 @@ def test_defaults_follow_the_design(tmp_path: Path) -> None:
     assert s.store_path == tmp_path / "store"
 
 
-def test_nested_env_override_really_applies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nested_env_override_really_applies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CORTEX_RECALL__WEIGHTS__SIMILARITY", "0.6")
     monkeypatch.setenv("CORTEX_EMBEDDER__KIND", "hashing")
     s = load_settings(tmp_path)

@@ -18,8 +18,9 @@ def result(content: str, rank: int = 1, conflicts: list[str] | None = None) -> R
     t = NOW - timedelta(days=3)
     memory = Memory(content=content, created_at=t, updated_at=t, valid_from=t, project="atlas")
     b = ScoreBreakdown(signals={}, weighted=0.5, final=0.5, cosine=0.5)
-    return RecallResult(memory=memory, rank=rank, score=0.5, breakdown=b,
-                        conflicts_with=conflicts or [])
+    return RecallResult(
+        memory=memory, rank=rank, score=0.5, breakdown=b, conflicts_with=conflicts or []
+    )
 
 
 def test_block_is_labelled_with_type_age_id_and_conflicts() -> None:

@@ -13,7 +13,12 @@ T0 = datetime(2026, 5, 1, 9, 30, 15, 123456, tzinfo=UTC)
 
 
 def make(**overrides: object) -> Memory:
-    fields: dict[str, object] = {"content": "x", "created_at": T0, "updated_at": T0, "valid_from": T0}
+    fields: dict[str, object] = {
+        "content": "x",
+        "created_at": T0,
+        "updated_at": T0,
+        "valid_from": T0,
+    }
     fields.update(overrides)
     return Memory.model_validate(fields)
 

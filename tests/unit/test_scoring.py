@@ -24,7 +24,10 @@ NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
 def mem(**overrides: object) -> Memory:
     fields: dict[str, object] = {
-        "content": "x", "created_at": NOW, "updated_at": NOW, "valid_from": NOW,
+        "content": "x",
+        "created_at": NOW,
+        "updated_at": NOW,
+        "valid_from": NOW,
     }
     fields.update(overrides)
     return Memory.model_validate(fields)
@@ -32,8 +35,15 @@ def mem(**overrides: object) -> Memory:
 
 def breakdown(memory: Memory, query: str = "q", project: str | None = None, **kw: object):  # type: ignore[no-untyped-def]
     evidence = Evidence(cosine=0.6, relevance=0.6, graph_hops=kw.pop("hops", None))  # type: ignore[arg-type]
-    return score(memory, evidence, query_context(query, project, NOW), RecallConfig(),
-                 RecallWeights(), successor_present=bool(kw.get("successor")), fusion="weighted")
+    return score(
+        memory,
+        evidence,
+        query_context(query, project, NOW),
+        RecallConfig(),
+        RecallWeights(),
+        successor_present=bool(kw.get("successor")),
+        fusion="weighted",
+    )
 
 
 def test_recency_halves_every_week() -> None:

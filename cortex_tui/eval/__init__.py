@@ -1,0 +1,1 @@
+"""Golden-query evaluation of recall (`cortex-tui eval`)."""

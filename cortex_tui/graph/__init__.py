@@ -1,0 +1,1 @@
+"""The entity graph: its in-memory view for the recall graph channel."""

@@ -1,0 +1,1 @@
+"""Recall: candidate channels, fusion, the multi-factor score and "why not?"."""
