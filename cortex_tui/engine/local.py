@@ -102,7 +102,9 @@ class LocalEngine:
             )
         return matches[0]
 
-    def list_memories(self, flt: MemoryFilter, limit: int = 50, offset: str | None = None) -> MemoryPage:
+    def list_memories(
+        self, flt: MemoryFilter, limit: int = 50, offset: str | None = None
+    ) -> MemoryPage:
         memories, next_offset = self.store.scroll_memories(flt, limit, offset)
         return MemoryPage(
             memories=memories, next_offset=next_offset, total=self.store.count_memories(flt)

@@ -36,7 +36,9 @@ class Engine(Protocol):
         """By full id or an unambiguous prefix."""
         ...
 
-    def list_memories(self, flt: MemoryFilter, limit: int = 50, offset: str | None = None) -> MemoryPage: ...
+    def list_memories(
+        self, flt: MemoryFilter, limit: int = 50, offset: str | None = None
+    ) -> MemoryPage: ...
 
     def update(
         self,
