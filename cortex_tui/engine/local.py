@@ -309,7 +309,7 @@ class LocalEngine:
             m.model_copy(update={"last_accessed": now, "access_count": m.access_count + 1})
             for m in memories
         ]
-        self.store.update_memories(touched)
+        self.store.update_memories(touched, durable=False)
 
     def close(self) -> None:
         self.store.close()

@@ -193,7 +193,7 @@ class QdrantStore(ABC, Generic[C]):
             self._upsert(Collection.MEMORIES, list(map(_memory_point, memories, vectors)))
             self._commit(Collection.MEMORIES)
 
-    def update_memories(self, memories: Sequence[Memory]) -> None:
+    def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
         """Payload-only update. The lexical vector is rebuilt when tags changed (tags are
         indexed); a content change is refused since the dense vector would go stale."""
         ids = [m.id for m in memories]
@@ -222,7 +222,8 @@ class QdrantStore(ABC, Generic[C]):
         ]
         if retagged:
             self._set_sparse(Collection.MEMORIES, retagged)
-        self._commit(Collection.MEMORIES)
+        if durable:
+            self._commit(Collection.MEMORIES)
 
     def get_memories(self, ids: Sequence[str]) -> list[Memory]:
         return self._get(Collection.MEMORIES, Memory, ids)

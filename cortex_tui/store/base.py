@@ -117,11 +117,13 @@ class Store(Protocol):
         from content by the store)."""
         ...
 
-    def update_memories(self, memories: Sequence[Memory]) -> None:
+    def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
         """Replace the payload of existing memories, keeping their vectors.
 
         Content changes are not allowed here (they need a new vector): use
-        `upsert_memories`.
+        `upsert_memories`. `durable=False` skips the flush (the write is in the WAL and is
+        flushed with the next durable write or on close): for access statistics, which
+        recall updates on every call and which are not worth an fsync each.
         """
         ...
 

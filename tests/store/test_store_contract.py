@@ -407,3 +407,19 @@ def test_unique_ids_are_required_uuids(store: Store) -> None:
 )
 def test_store_server_configured() -> None:
     """Present so a run without a server says so once."""
+
+
+def test_non_durable_update_survives_close_and_reopen(
+    open_store: StoreOpener, backend: str
+) -> None:
+    if backend == "memory":
+        pytest.skip("every :memory: client is a new, empty instance: nothing to reopen")
+    first = open_store()
+    m = make_memory("access statistics are written without an fsync each")
+    first.upsert_memories([m], unit_vectors(1))
+    touched = m.model_copy(update={"access_count": 5})
+    first.update_memories([touched], durable=False)
+    assert first.get_memories([m.id])[0].access_count == 5
+    first.close()
+    again = open_store()
+    assert again.get_memories([m.id])[0].access_count == 5
