@@ -115,6 +115,55 @@ class EmbedderConfig(_Section):
     hashing_dimension: int = Field(default=384, ge=16, le=8192)
 
 
+LLMProvider = Literal["none", "anthropic", "openai", "ollama"]
+
+
+class LLMConfig(_Section):
+    """Which LLM helps extraction, contradiction checks and re-ranking; "none" = offline."""
+
+    provider: LLMProvider = "none"
+    model: str | None = None
+    anthropic_api_key: str | None = None
+    openai_url: str | None = None
+    openai_token: str | None = None
+    ollama_url: str = "http://127.0.0.1:11434"
+    timeout: float = Field(default=30.0, gt=0)
+    retries: int = Field(default=3, ge=0)
+    max_concurrency: int = Field(default=4, ge=1)
+
+
+class WritePathConfig(_Section):
+    """Similarity bands of the write path (cosine to the nearest current memory)."""
+
+    duplicate_threshold: float = Field(default=0.92, gt=0, le=1)
+    related_threshold: float = Field(default=0.75, gt=0, le=1)
+    min_confidence: float = Field(default=0.5, ge=0, le=1)
+    reinforce_step: float = Field(default=0.05, ge=0, le=1)
+    neighbours: int = Field(default=5, ge=1, le=100)
+
+
+class GraphConfig(_Section):
+    fuzzy_threshold: float = Field(default=90.0, ge=0, le=100)
+    vector_threshold: float = Field(default=0.9, gt=0, le=1)
+    exclusive_predicates: list[str] = Field(
+        default_factory=lambda: [
+            "works_at",
+            "leads",
+            "lives_in",
+            "uses_version",
+            "reports_to",
+            "located_in",
+            "deploys_to",
+            "owned_by",
+        ]
+    )
+
+
+class LifecycleConfig(_Section):
+    session_idle_hours: float = Field(default=24.0, gt=0)
+    consolidate_threshold: float = Field(default=0.92, gt=0, le=1)
+
+
 class StoreConfig(_Section):
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
@@ -135,6 +184,10 @@ class Settings(BaseSettings):
     recall: RecallConfig = Field(default_factory=RecallConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    write: WritePathConfig = Field(default_factory=WritePathConfig)
+    graph: GraphConfig = Field(default_factory=GraphConfig)
+    lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
     profiles: dict[str, RecallWeights] = Field(default_factory=dict)
 
     @classmethod

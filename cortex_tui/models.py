@@ -285,3 +285,30 @@ class ImportReport(_Model):
     entities: int
     relations: int
     skipped: list[str] = Field(default_factory=list)
+
+
+class CandidateEntity(_Model):
+    name: str = Field(min_length=1)
+    type: EntityType = EntityType.OTHER
+
+
+class CandidateRelation(_Model):
+    """(subject, predicate, object) named by entity names, as extraction found them."""
+
+    subject: str = Field(min_length=1)
+    predicate: str = Field(min_length=1)
+    object: str = Field(min_length=1)
+    valid_at: UtcDatetime | None = None
+
+
+class Candidate(_Model):
+    """A memory proposed by extraction, before the write path decides what it becomes."""
+
+    content: str = Field(min_length=1)
+    type: MemoryType | None = None
+    scope: Scope | None = None
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    tags: list[str] = Field(default_factory=list)
+    entities: list[CandidateEntity] = Field(default_factory=list)
+    relations: list[CandidateRelation] = Field(default_factory=list)
+    valid_at: UtcDatetime | None = None

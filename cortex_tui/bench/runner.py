@@ -138,6 +138,26 @@ def _bench_size(
         engine.store.upsert_memories(memories, list(vectors.astype(np.float32)))
     build_seconds = time.perf_counter() - t0
     engine.close()
+    fresh = _measure_store(settings, embedder, folder, queries)
+    engine = _engine(settings, embedder, folder)
+    t0 = time.perf_counter()
+    engine.store.optimize()
+    optimize_seconds = time.perf_counter() - t0
+    engine.close()
+    optimized = _measure_store(settings, embedder, folder, queries)
+    return {
+        "memories": size,
+        "build_seconds": round(build_seconds, 1),
+        "as_written": fresh,
+        "optimize_seconds": round(optimize_seconds, 1),
+        "after_optimize": optimized,
+    }
+
+
+def _measure_store(
+    settings: Settings, embedder: Embedder, folder: Path, queries: list[str]
+) -> dict[str, Any]:
+    """Open time (fresh open, store already in the page cache) and recall latency."""
     opened = Timing()
     for _ in range(3):
         t0 = time.perf_counter()
@@ -146,17 +166,13 @@ def _bench_size(
         engine.close()
     engine = _engine(settings, embedder, folder)
     try:
-        recall_all = _time_recall(engine, queries, project=None)
-        recall_project = _time_recall(engine, queries, project="atlas")
+        return {
+            "open": opened.summary(),
+            "recall": _time_recall(engine, queries, project=None),
+            "recall_project_filter": _time_recall(engine, queries, project="atlas"),
+        }
     finally:
         engine.close()
-    return {
-        "memories": size,
-        "build_seconds": round(build_seconds, 1),
-        "open": opened.summary(),
-        "recall": recall_all,
-        "recall_project_filter": recall_project,
-    }
 
 
 def _time_recall(engine: LocalEngine, queries: list[str], project: str | None) -> dict[str, float]:

@@ -13,7 +13,10 @@ from cortex_tui.classify import classify
 from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import RecallWeights, Settings
 from cortex_tui.embed.base import Embedder
+from cortex_tui.engine import journal
+from cortex_tui.engine.curation import ConflictGroup, Curator
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
+from cortex_tui.engine.write_path import WritePath
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.models import (
@@ -30,13 +33,12 @@ from cortex_tui.models import (
     Relation,
     Scope,
     Stats,
-    WriteAction,
     WriteResult,
     new_id,
 )
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
-from cortex_tui.store.base import MemoryFilter, Store
+from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
 
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
@@ -58,6 +60,8 @@ class LocalEngine:
         self._recaller = Recaller(
             store, embedder, settings.recall, clock, self.graph_index, self.weights
         )
+        self._write_path = WritePath(store, settings, clock)
+        self.curator = Curator(store, clock)
 
     # --- reading -------------------------------------------------------------------
 
@@ -177,9 +181,35 @@ class LocalEngine:
     # --- writing -------------------------------------------------------------------
 
     def remember(self, draft: MemoryDraft) -> WriteResult:
+        """Through the write path: the draft may fold into, update or contradict an
+        existing memory instead of becoming a new one."""
         memory = self.materialise(draft)
-        self.insert([memory])
-        return WriteResult(action=WriteAction.CREATED, memory=memory)
+        return self._write_path.write(memory, self.embedder.embed_query(memory.content))
+
+    def conflicts(self) -> list[ConflictGroup]:
+        return self.curator.conflicts()
+
+    def resolve(self, group_id: str, keep_id: str) -> Memory:
+        return self.curator.resolve(group_id, keep_id)
+
+    def merge(self, group_id: str, content: str) -> Memory:
+        return self.curator.merge(group_id, content, self.embedder.embed_query(content.strip()))
+
+    def dismiss(self, group_id: str) -> list[Memory]:
+        return self.curator.dismiss(group_id)
+
+    def restore(self, memory_id: str) -> Memory:
+        old = self.get(memory_id)
+        current = self.history(old.id)[-1]
+        if not current.is_current:
+            raise InvalidInputError(
+                f"the newest version of {old.short_id}'s chain is not current "
+                f"({current.status.value}); restore needs a current version to supersede"
+            )
+        return self.curator.restore(old, current, self.embedder.embed_query(old.content))
+
+    def undo(self, count: int = 1) -> list[JournalEntry]:
+        return journal.undo(self.store, self.clock(), count)
 
     def materialise(self, draft: MemoryDraft) -> Memory:
         """A full `Memory` from a draft: defaults, classification, clock."""
@@ -269,8 +299,10 @@ class LocalEngine:
         retired = old.model_copy(
             update={"valid_to": now, "superseded_by_id": new.id, "updated_at": now}
         )
-        # New version first: a crash between the two writes leaves two current
-        # versions (visible, fixable), never a chain whose head is missing.
+        # Journal, then the new version, then the old one's retirement: a crash between
+        # the writes leaves two current versions (visible, fixable, undoable), never a
+        # chain whose head is missing.
+        journal.record(self.store, "update", now, before=[old], created=[new.id])
         self.insert([new])
         self.store.update_memories([retired])
         return new
@@ -280,6 +312,7 @@ class LocalEngine:
         forgotten = memory.model_copy(
             update={"status": MemoryStatus.DELETED, "updated_at": self.clock()}
         )
+        journal.record(self.store, "forget", self.clock(), before=[memory])
         self.store.update_memories([forgotten])
         return forgotten
 

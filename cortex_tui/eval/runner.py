@@ -67,7 +67,9 @@ def _run_in(
 def run_dataset(engine: LocalEngine, dataset: Dataset, cutoffs: list[int] | None) -> DatasetReport:
     started = time.perf_counter()
     labels = ingest(engine, dataset)
-    by_id = {memory_id: label for label, memory_id in labels.items()}
+    by_id: dict[str, str] = {}
+    for label, memory_id in labels.items():
+        by_id.setdefault(memory_id, label)
     outcomes = [
         _run_query(engine, dataset, q_index, labels, by_id, cutoffs)
         for q_index in range(len(dataset.queries))
@@ -135,24 +137,30 @@ def _run_query(
         update_access=False,
     )
     response = engine.recall(request)
-    ranked = [by_id.get(r.memory.id, r.memory.id[:8]) for r in response.results]
+    ids = [r.memory.id for r in response.results]
+
+    def rank_of(label: str) -> int | None:
+        """1-based rank of the memory holding `label` (folded labels share a memory)."""
+        memory_id = labels[label]
+        return ids.index(memory_id) + 1 if memory_id in ids else None
+
     relevant = list(dict.fromkeys(q.relevant))
     recall_at = {
-        k: (sum(1 for label in relevant if label in ranked[:k]) / len(relevant))
+        k: (sum(1 for label in relevant if (rank_of(label) or k + 1) <= k) / len(relevant))
         if relevant
         else None
         for k in ks
     }
-    positions = [ranked.index(label) + 1 for label in relevant if label in ranked]
+    positions = [p for label in relevant if (p := rank_of(label)) is not None]
     reciprocal = 1.0 / min(positions) if positions else 0.0
-    top1 = None if q.first is None else bool(ranked and ranked[0] == q.first)
-    forbidden = [label for label in q.forbidden if label in ranked[: q.k]]
+    top1 = None if q.first is None else rank_of(q.first) == 1
+    forbidden = [label for label in q.forbidden if (rank_of(label) or q.k + 1) <= q.k]
     misses: list[Miss] = []
     expected = list(relevant)
     if q.first and q.first not in expected:
         expected.append(q.first)
     for label in expected:
-        position = ranked.index(label) + 1 if label in ranked else None
+        position = rank_of(label)
         if position is not None and position <= q.k and (label != q.first or position == 1):
             continue
         misses.append(_explain_miss(engine, request, label, labels[label], by_id))
@@ -161,7 +169,7 @@ def _run_query(
             Miss(
                 query=q.query,
                 label=label,
-                rank=ranked.index(label) + 1,
+                rank=rank_of(label),
                 why="forbidden memory appears in the top k",
             )
         )

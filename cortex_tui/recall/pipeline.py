@@ -21,7 +21,14 @@ from cortex_tui.models import ChannelHit, Explanation, Memory, RecallResponse, R
 from cortex_tui.recall.exclusion import exclusion_reason
 from cortex_tui.recall.fusion import relevance
 from cortex_tui.recall.request import RecallRequest
-from cortex_tui.recall.scoring import Evidence, QueryContext, query_context, score
+from cortex_tui.recall.scoring import (
+    Evidence,
+    QueryContext,
+    Score,
+    breakdown,
+    query_context,
+    score,
+)
 from cortex_tui.store.base import MemoryFilter, Store
 
 EXPLAIN_POOL = 500
@@ -73,7 +80,7 @@ class Recaller:
         flt = request.memory_filter()
         pool = self._gather(request, flt, vector, self._config.dense_candidates)
         ranked = self._rank(request, pool)
-        results = ranked[:limit]
+        results = [r.result(rank) for rank, r in enumerate(ranked[:limit], 1)]
         context = format_context(
             results,
             self._clock(),
@@ -110,8 +117,8 @@ class Recaller:
             memory=memory,
             rank=position + 1,
             limit=limit,
-            result=ranked[position],
-            above=ranked[: min(position, limit)],
+            result=ranked[position].result(position + 1),
+            above=[r.result(rank) for rank, r in enumerate(ranked[: min(position, limit)], 1)],
         )
 
     def _gather(
@@ -186,59 +193,65 @@ class Recaller:
         for hit in self._store.search_dense(vector, restricted, len(missing)):
             pool.candidates[hit.memory.id].cosine = hit.score
 
-    def _rank(self, request: RecallRequest, pool: _Pool) -> list[RecallResult]:
+    def _rank(self, request: RecallRequest, pool: _Pool) -> list[_Ranked]:
+        """Every candidate scored with plain floats, best first (ties: cosine, then id)."""
         config = self._config
         mode: FusionMode = request.fusion or config.fusion
-        weights = request.weights or self._weights_for(request.profile)
+        weights = (request.weights or self._weights_for(request.profile)).model_dump()
         ctx: QueryContext = query_context(request.query, request.project, self._clock())
         candidates = list(pool.candidates.values())
         max_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0)
         channels = 1 + bool(config.lexical_candidates) + bool(config.graph_candidates)
         present = set(pool.candidates)
-        scored: list[RecallResult] = []
+        ranked: list[_Ranked] = []
         for c in candidates:
             cosine = c.cosine or 0.0
-            fused = relevance(
-                mode,
-                cosine=cosine,
-                lexical_score=c.lexical_score,
-                max_lexical=max_lexical,
-                ranks=(c.dense, c.lexical, c.graph),
-                channels=channels,
-                lexical_weight=config.lexical_weight,
-                rrf_k=config.rrf_k,
-            )
             evidence = Evidence(
                 cosine=cosine,
-                relevance=fused,
+                relevance=relevance(
+                    mode,
+                    cosine=cosine,
+                    lexical_score=c.lexical_score,
+                    max_lexical=max_lexical,
+                    ranks=(c.dense, c.lexical, c.graph),
+                    channels=channels,
+                    lexical_weight=config.lexical_weight,
+                    rrf_k=config.rrf_k,
+                ),
                 lexical_score=c.lexical_score,
                 dense=c.dense,
                 lexical=c.lexical,
                 graph=c.graph,
                 graph_hops=c.graph_hops,
             )
-            breakdown = score(
+            result = score(
                 c.memory,
                 evidence,
                 ctx,
                 config,
                 weights,
                 successor_present=c.memory.superseded_by_id in present,
-                fusion=mode,
             )
-            scored.append(
-                RecallResult(
-                    memory=c.memory,
-                    rank=1,
-                    score=breakdown.final,
-                    breakdown=breakdown,
-                    conflicts_with=_conflict_partners(c.memory),
-                )
-            )
-        scored.sort(key=lambda r: (-r.score, -r.breakdown.cosine, r.memory.id))
-        for rank, result in enumerate(scored, 1):
-            result.rank = rank
-        return scored
+            ranked.append(_Ranked(c.memory, evidence, result, mode))
+        ranked.sort(key=lambda r: (-r.score.final, -r.evidence.cosine, r.memory.id))
+        return ranked
+
+
+@dataclass(slots=True)
+class _Ranked:
+    memory: Memory
+    evidence: Evidence
+    score: Score
+    fusion: str
+
+    def result(self, rank: int) -> RecallResult:
+        return RecallResult(
+            memory=self.memory,
+            rank=rank,
+            score=self.score.final,
+            breakdown=breakdown(self.score, self.evidence, self.fusion),
+            conflicts_with=_conflict_partners(self.memory),
+        )
 
 
 def _conflict_partners(memory: Memory) -> list[str]:

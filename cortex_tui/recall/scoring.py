@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from cortex_tui.config import RecallConfig, RecallWeights
+from cortex_tui.config import RecallConfig
 from cortex_tui.models import (
     SIGNAL_NAMES,
     ChannelHit,
@@ -107,16 +107,33 @@ def graph_proximity(hops: int | None) -> float:
     return 0.0 if not hops else 1.0 / hops
 
 
+@dataclass(slots=True)
+class Score:
+    """A candidate's score as plain floats: cheap enough to compute for every candidate.
+
+    Only the results a caller receives are turned into a validated `ScoreBreakdown`.
+    """
+
+    raw: dict[str, float]
+    weights: dict[str, float]
+    weighted: float
+    supersession_penalty: float
+    conflict_penalty: float
+
+    @property
+    def final(self) -> float:
+        return self.weighted * self.supersession_penalty * self.conflict_penalty
+
+
 def score(
     memory: Memory,
     evidence: Evidence,
     ctx: QueryContext,
     config: RecallConfig,
-    weights: RecallWeights,
+    weights: dict[str, float],
     *,
     successor_present: bool,
-    fusion: str,
-) -> ScoreBreakdown:
+) -> Score:
     raw = {
         "similarity": max(0.0, min(1.0, evidence.relevance)),
         "recency": recency(memory, ctx.now, config.recency_half_life_hours),
@@ -128,22 +145,33 @@ def score(
         "tag_affinity": tag_affinity(memory.tags, ctx),
         "graph_proximity": graph_proximity(evidence.graph_hops),
     }
-    weight_values = weights.model_dump()
+    return Score(
+        raw=raw,
+        weights=weights,
+        weighted=math.fsum(raw[name] * weights[name] for name in SIGNAL_NAMES),
+        supersession_penalty=config.supersession_penalty if successor_present else 1.0,
+        conflict_penalty=(
+            config.conflict_penalty if memory.conflict_status is ConflictStatus.ACTIVE else 1.0
+        ),
+    )
+
+
+def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
+    """The explainable form of a score: contributions sum to `weighted` by construction."""
     signals = {
         name: SignalScore(
-            raw=raw[name], weight=weight_values[name], contribution=raw[name] * weight_values[name]
+            raw=result.raw[name],
+            weight=result.weights[name],
+            contribution=result.raw[name] * result.weights[name],
         )
         for name in SIGNAL_NAMES
     }
-    weighted = math.fsum(s.contribution for s in signals.values())
-    supersession = config.supersession_penalty if successor_present else 1.0
-    conflict = config.conflict_penalty if memory.conflict_status is ConflictStatus.ACTIVE else 1.0
     return ScoreBreakdown(
         signals=signals,
-        weighted=weighted,
-        supersession_penalty=supersession,
-        conflict_penalty=conflict,
-        final=weighted * supersession * conflict,
+        weighted=result.weighted,
+        supersession_penalty=result.supersession_penalty,
+        conflict_penalty=result.conflict_penalty,
+        final=result.final,
         cosine=evidence.cosine,
         lexical_score=evidence.lexical_score,
         dense=evidence.dense,

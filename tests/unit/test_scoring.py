@@ -8,13 +8,21 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cortex_tui.config import RecallConfig, RecallWeights
-from cortex_tui.models import SIGNAL_NAMES, ConflictStatus, Memory, MemoryType, Scope
+from cortex_tui.models import (
+    SIGNAL_NAMES,
+    ConflictStatus,
+    Memory,
+    MemoryType,
+    Scope,
+    ScoreBreakdown,
+)
 from cortex_tui.recall.scoring import (
     Evidence,
     frequency,
     query_context,
     recency,
     reinforcement,
+    breakdown,
     score,
     tag_affinity,
 )
@@ -33,17 +41,22 @@ def mem(**overrides: object) -> Memory:
     return Memory.model_validate(fields)
 
 
-def breakdown(memory: Memory, query: str = "q", project: str | None = None, **kw: object):  # type: ignore[no-untyped-def]
-    evidence = Evidence(cosine=0.6, relevance=0.6, graph_hops=kw.pop("hops", None))  # type: ignore[arg-type]
-    return score(
+def explain(
+    memory: Memory, query: str = "q", project: str | None = None, **kw: object
+) -> ScoreBreakdown:
+    hops = kw.get("hops")
+    evidence = Evidence(
+        cosine=0.6, relevance=0.6, graph_hops=hops if isinstance(hops, int) else None
+    )
+    result = score(
         memory,
         evidence,
         query_context(query, project, NOW),
         RecallConfig(),
-        RecallWeights(),
+        RecallWeights().model_dump(),
         successor_present=bool(kw.get("successor")),
-        fusion="weighted",
     )
+    return breakdown(result, evidence, "weighted")
 
 
 def test_recency_halves_every_week() -> None:
@@ -61,18 +74,18 @@ def test_frequency_and_reinforcement_follow_the_log_formulas() -> None:
 
 
 def test_type_and_scope_are_normalised_by_the_largest_multiplier() -> None:
-    b = breakdown(mem(type=MemoryType.RULE))
+    b = explain(mem(type=MemoryType.RULE))
     assert b.signals["type"].raw == 1.0
-    b = breakdown(mem(type=MemoryType.PREFERENCE))
+    b = explain(mem(type=MemoryType.PREFERENCE))
     assert b.signals["type"].raw == pytest.approx(0.7 / 1.5)
     in_project = mem(scope=Scope.PROJECT, project="atlas")
-    assert breakdown(in_project, project="atlas").signals["scope"].raw == 1.0
-    assert breakdown(in_project, project="harbor").signals["scope"].raw == pytest.approx(1 / 1.5)
+    assert explain(in_project, project="atlas").signals["scope"].raw == 1.0
+    assert explain(in_project, project="harbor").signals["scope"].raw == pytest.approx(1 / 1.5)
 
 
 def test_unknown_confidence_counts_as_point_seven() -> None:
-    assert breakdown(mem(confidence=0.0)).signals["confidence"].raw == 0.7
-    assert breakdown(mem(confidence=0.95)).signals["confidence"].raw == 0.95
+    assert explain(mem(confidence=0.0)).signals["confidence"].raw == 0.7
+    assert explain(mem(confidence=0.95)).signals["confidence"].raw == 0.95
 
 
 def test_tag_affinity_is_the_share_of_tags_the_query_mentions() -> None:
@@ -83,13 +96,13 @@ def test_tag_affinity_is_the_share_of_tags_the_query_mentions() -> None:
 
 
 def test_graph_proximity_is_one_over_hops() -> None:
-    assert breakdown(mem(), hops=1).signals["graph_proximity"].raw == 1.0
-    assert breakdown(mem(), hops=2).signals["graph_proximity"].raw == 0.5
-    assert breakdown(mem()).signals["graph_proximity"].raw == 0.0
+    assert explain(mem(), hops=1).signals["graph_proximity"].raw == 1.0
+    assert explain(mem(), hops=2).signals["graph_proximity"].raw == 0.5
+    assert explain(mem()).signals["graph_proximity"].raw == 0.0
 
 
 def test_contributions_sum_to_the_final_score() -> None:
-    b = breakdown(mem(tags=["q"], access_count=3, reinforced_count=2), hops=2)
+    b = explain(mem(tags=["q"], access_count=3, reinforced_count=2), hops=2)
     assert set(b.signals) == set(SIGNAL_NAMES)
     for s in b.signals.values():
         assert s.contribution == pytest.approx(s.raw * s.weight)
@@ -98,7 +111,7 @@ def test_contributions_sum_to_the_final_score() -> None:
 
 
 def test_penalties_multiply_the_weighted_score() -> None:
-    b = breakdown(mem(conflict_status=ConflictStatus.ACTIVE), successor=True)
+    b = explain(mem(conflict_status=ConflictStatus.ACTIVE), successor=True)
     assert b.conflict_penalty == 0.8
     assert b.supersession_penalty == 0.3
     assert b.final == pytest.approx(b.weighted * 0.8 * 0.3)

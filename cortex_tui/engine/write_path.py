@@ -1,0 +1,174 @@
+"""The write path every new memory takes: duplicate, update, conflict, reinforce or new.
+
+Order matters (the Go reference reinforced what was really an update): for each similar
+current memory in the same project scope, first ask whether the new statement *changes*
+it; only a statement that changes nothing may fold into it.
+
+- change detected with a change signal → **update**: the old version is superseded;
+- change detected without one → **conflict**: both join one conflict group;
+- no change and cosine ≥ duplicate threshold → **duplicate**: folded, no new memory;
+- no change, a restatement in the related band → **reinforced**;
+- anything else → a new memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cortex_tui.capture.contradiction import Judgement, judge_offline
+from cortex_tui.clock import Clock
+from cortex_tui.config import Settings
+from cortex_tui.embed.base import Matrix
+from cortex_tui.engine import journal
+from cortex_tui.models import (
+    ConflictStatus,
+    Memory,
+    WriteAction,
+    WriteResult,
+    new_id,
+)
+from cortex_tui.store.base import MemoryFilter, ScoredMemory, Store
+
+log = logging.getLogger(__name__)
+
+Judge = Callable[[str, str], Judgement]
+UPDATE_FLOOR = 0.65
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    existing: Memory
+    similarity: float
+    judgement: Judgement
+
+
+class WritePath:
+    def __init__(
+        self, store: Store, settings: Settings, clock: Clock, judge: Judge | None = None
+    ) -> None:
+        self._store = store
+        self._config = settings.write
+        self._clock = clock
+        self._judge = judge or judge_offline
+
+    def write(self, memory: Memory, vector: Matrix) -> WriteResult:
+        """Decide what `memory` becomes and write it; `vector` is its embedding."""
+        match = self._closest_relation(memory, vector)
+        if match is None:
+            self._store.upsert_memories([memory], [vector])
+            return WriteResult(action=WriteAction.CREATED, memory=memory)
+        verdict = match.judgement.verdict
+        if verdict == "update":
+            return self._supersede(match.existing, memory, vector)
+        if verdict == "contradiction":
+            return self._conflict(match.existing, memory, vector)
+        action = (
+            WriteAction.DUPLICATE
+            if match.similarity >= self._config.duplicate_threshold
+            else WriteAction.REINFORCED
+        )
+        return self._reinforce(match.existing, memory, action)
+
+    def _closest_relation(self, memory: Memory, vector: Matrix) -> _Match | None:
+        """The most similar neighbour the new memory changes or restates, if any.
+
+        A neighbour the judge calls distinct is passed over: a less similar one may still
+        be the fact this statement updates.
+        """
+        best: _Match | None = None
+        for hit in self._neighbours(memory, vector):
+            floor = self._config.related_threshold
+            if hit.score < min(floor, UPDATE_FLOOR):
+                break
+            judgement = self._judge(hit.memory.content, memory.content)
+            if judgement.verdict == "distinct":
+                continue
+            if judgement.verdict != "update" and hit.score < floor:
+                continue
+            candidate = _Match(hit.memory, hit.score, judgement)
+            if judgement.verdict in ("update", "contradiction"):
+                return candidate
+            best = best or candidate
+        return best
+
+    def _neighbours(self, memory: Memory, vector: Matrix) -> list[ScoredMemory]:
+        """Current memories of the same project scope, most similar first.
+
+        A project memory is compared with its project and the global memories; a global
+        one only with global memories (so a statement about one project never retires a
+        general fact, and vice versa).
+        """
+        k = self._config.neighbours
+        if memory.project:
+            flt = MemoryFilter(project=memory.project)
+            return self._store.search_dense(vector, flt, k)
+        hits = self._store.search_dense(vector, MemoryFilter(), k * 4)
+        return [h for h in hits if h.memory.project is None][:k]
+
+    def _supersede(self, old: Memory, new: Memory, vector: Matrix) -> WriteResult:
+        changed_at = max(new.valid_from, old.valid_from)
+        current = new.model_copy(update={"supersedes_id": old.id, "valid_from": changed_at})
+        retired = old.model_copy(
+            update={
+                "valid_to": changed_at,
+                "superseded_by_id": current.id,
+                "updated_at": self._clock(),
+            }
+        )
+        journal.record(
+            self._store, "capture:supersede", self._clock(), before=[old], created=[current.id]
+        )
+        self._store.upsert_memories([current], [vector])
+        self._store.update_memories([retired])
+        return WriteResult(action=WriteAction.SUPERSEDED, memory=current, related=retired)
+
+    def _conflict(self, existing: Memory, new: Memory, vector: Matrix) -> WriteResult:
+        if existing.conflict_status is ConflictStatus.ACTIVE and existing.conflict_group_id:
+            group = existing.conflict_group_id
+            members = self._group_members(group) or [existing]
+        else:
+            group, members = new_id(), [existing]
+        member_ids = [m.id for m in members]
+        joined = new.model_copy(
+            update={
+                "conflict_group_id": group,
+                "conflict_status": ConflictStatus.ACTIVE,
+                "contradicts_ids": member_ids,
+            }
+        )
+        updated = [
+            m.model_copy(
+                update={
+                    "conflict_group_id": group,
+                    "conflict_status": ConflictStatus.ACTIVE,
+                    "contradicts_ids": list(dict.fromkeys([*m.contradicts_ids, joined.id])),
+                    "updated_at": self._clock(),
+                }
+            )
+            for m in members
+        ]
+        journal.record(
+            self._store, "capture:conflict", self._clock(), before=members, created=[joined.id]
+        )
+        self._store.upsert_memories([joined], [vector])
+        self._store.update_memories(updated)
+        return WriteResult(action=WriteAction.CONFLICT, memory=joined, related=updated[0])
+
+    def _group_members(self, group: str) -> list[Memory]:
+        active = MemoryFilter(conflict_statuses=[ConflictStatus.ACTIVE])
+        return [m for m in self._store.iter_memories(active) if m.conflict_group_id == group]
+
+    def _reinforce(self, existing: Memory, new: Memory, action: WriteAction) -> WriteResult:
+        reinforced = existing.model_copy(
+            update={
+                "confidence": min(1.0, existing.confidence + self._config.reinforce_step),
+                "reinforced_count": existing.reinforced_count + 1,
+                "tags": list(dict.fromkeys([*existing.tags, *new.tags])),
+                "updated_at": self._clock(),
+            }
+        )
+        self._store.update_memories([reinforced])
+        log.debug("%s %s into %s", action.value, new.content[:60], existing.short_id)
+        return WriteResult(action=action, memory=reinforced, related=existing)
