@@ -18,12 +18,20 @@ def onnx_cli(tmp_path: Path) -> Cli:
 
 
 @pytest.mark.skipif(not SHARED.exists(), reason="shared eval datasets not present")
-def test_team_retrieval_finds_every_relevant_memory(onnx_cli: Cli) -> None:
-    r = onnx_cli("eval", str(SHARED / "team-retrieval.json"), "--json")
+def test_shared_datasets_pass_with_the_offline_default(onnx_cli: Cli) -> None:
+    """team-retrieval, knowledge-updates and conflicts-and-duplicates, no LLM."""
+    r = onnx_cli("eval", str(SHARED), "--json")
     assert r.code == 0, r.err
-    overall = json.loads(r.out)["overall"]
+    report = json.loads(r.out)
+    overall = report["overall"]
+    assert {d["name"] for d in report["datasets"]} >= {
+        "team-retrieval",
+        "knowledge-updates",
+        "conflicts-and-duplicates",
+    }
     assert overall["recall_at"]["5"] == 1.0, r.out
-    assert overall["forbidden_hits"] == 0
+    assert overall["forbidden_hits"] == 0, r.out
+    assert overall["expectations"]["passed"] == overall["expectations"]["total"], r.out
 
 
 def test_eval_reports_metrics_misses_and_expectations(onnx_cli: Cli, tmp_path: Path) -> None:

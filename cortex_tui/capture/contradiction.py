@@ -41,15 +41,15 @@ _VERB = re.compile(
 )
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.:+#_/-]*", re.IGNORECASE)
 _STOP = frozenset(
-    "a an the and or of to in on at for by with from as is are was were be been it its "
-    "this that these those we our you your they their he she his her i my me us them "
-    "do does did so then than there here also just very which who whom what when where "
-    "every each all any some before after into onto over under about".split()
+    "a an the and or of to in on at for by with from as is are was were be been it "
+    "its this that these those we our you your they their he she his her i my me us "
+    "them do does did so then than there here also just very which who whom what when "
+    "where every each all any some before after into onto over under about".split()
 )
 _CHANGE_WORDS = frozenset(
     "now longer anymore moved switched changed upgraded downgraded migrated replaced "
-    "renamed took taken over instead became become promoted handed stepped left retired "
-    "deprecated since starting off".split()
+    "renamed took taken over instead became become promoted handed stepped left "
+    "retired deprecated since starting off".split()
 )
 
 

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from cortex_tui.cli import curation_commands
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
 from cortex_tui.cli.context import CommandContext
@@ -33,6 +34,7 @@ COMMANDS: dict[str, Handler] = {
     "demo": st.cmd_demo,
     "bench": st.cmd_bench,
     "reembed": st.cmd_reembed,
+    **curation_commands.HANDLERS,
 }
 
 INTERNAL_ERROR = 70

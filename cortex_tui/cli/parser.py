@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn, TypeAlias
 
+from cortex_tui.cli import curation_commands
+from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
 
 TYPES = [t.value for t in MemoryType]
 SCOPES = [s.value for s in Scope]
 STATUSES = [s.value for s in MemoryStatus]
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Usage errors as one line naming the fix, exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
-
-
-def _csv(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def build_parser() -> OneLineParser:
@@ -34,10 +24,8 @@ def build_parser() -> OneLineParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     _memory_commands(sub, common)
     _store_commands(sub, common)
+    curation_commands.register(sub, common)
     return parser
-
-
-Subparsers: TypeAlias = "argparse._SubParsersAction[OneLineParser]"
 
 
 def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
@@ -46,7 +34,7 @@ def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument("--type", choices=TYPES, help="default: classified from the text")
     p.add_argument("--scope", choices=SCOPES)
     p.add_argument("--project")
-    p.add_argument("--tags", type=_csv, default=[], help="comma-separated")
+    p.add_argument("--tags", type=csv_list, default=[], help="comma-separated")
     p.add_argument("--confidence", type=float)
     p.add_argument("--session")
     p.add_argument("--ttl-hours", type=float)
@@ -88,7 +76,7 @@ def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument("--content")
     p.add_argument("--type", choices=TYPES)
     p.add_argument("--scope", choices=SCOPES)
-    p.add_argument("--tags", type=_csv)
+    p.add_argument("--tags", type=csv_list)
     p.add_argument("--project")
     p.add_argument("--confidence", type=float)
 
@@ -117,7 +105,7 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
 
     p = sub.add_parser("eval", parents=[common], help="golden-query evaluation of recall")
     p.add_argument("paths", nargs="+", help="dataset files (.json / .jsonl) or folders")
-    p.add_argument("--k", type=_csv, help="cut-offs, e.g. 5,10 (default: each query's k)")
+    p.add_argument("--k", type=csv_list, help="cut-offs, e.g. 5,10 (default: each query's k)")
     p.add_argument(
         "--embedder",
         choices=["onnx", "hashing"],
@@ -128,7 +116,7 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument("action", choices=["load"])
 
     p = sub.add_parser("bench", parents=[common], help="measure latency and throughput")
-    p.add_argument("--sizes", type=_csv, default=["1000", "10000", "100000"])
+    p.add_argument("--sizes", type=csv_list, default=["1000", "10000", "100000"])
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--embedder", choices=["onnx", "hashing"], default="onnx")
 
@@ -136,7 +124,7 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
 def _recall_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--project")
     p.add_argument("--type", dest="types", action="append", choices=TYPES)
-    p.add_argument("--tags", type=_csv)
+    p.add_argument("--tags", type=csv_list)
     p.add_argument("--limit", type=int)
     p.add_argument("--include-history", action="store_true")
     p.add_argument("--as-of", help="ISO time: what was true then")
@@ -154,7 +142,7 @@ def _list_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--project")
     p.add_argument("--type", dest="types", action="append", choices=TYPES)
     p.add_argument("--scope", dest="scopes", action="append", choices=SCOPES)
-    p.add_argument("--tags", type=_csv)
+    p.add_argument("--tags", type=csv_list)
     p.add_argument("--status", dest="statuses", action="append", choices=STATUSES)
     p.add_argument("--all-versions", action="store_true", help="include superseded versions")
     p.add_argument("--limit", type=int, default=50)

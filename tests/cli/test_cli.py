@@ -173,3 +173,27 @@ def test_reembed_converts_the_store(cli: Cli) -> None:
 def test_help_is_fast_path(cli: Cli) -> None:
     r = cli("--help", home=False)
     assert r.code == 0 and "recall" in r.out and "eval" in r.out
+
+
+def test_conflict_curation_from_the_command_line(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "home", embedder="onnx")
+    a = json.loads(
+        cli("remember", "Code freeze before a release starts on Wednesday.", "--json").out
+    )
+    b = json.loads(
+        cli("remember", "Code freeze before a release starts on Thursday.", "--json").out
+    )
+    assert a["action"] == "created" and b["action"] == "conflict"
+    groups = json.loads(cli("conflicts", "--json").out)
+    assert len(groups) == 1 and len(groups[0]["members"]) == 2
+    group = groups[0]["id"][:8]
+    r = cli("resolve", group, "--keep", b["memory"]["id"][:8])
+    assert r.code == 0, r.err
+    assert json.loads(cli("conflicts", "--json").out) == []
+    recall = json.loads(cli("recall", "when does code freeze start", "--json").out)
+    assert [x["memory"]["id"] for x in recall["results"]] == [b["memory"]["id"]]
+    r = cli("undo")
+    assert r.code == 0 and "resolve" in r.out
+    assert len(json.loads(cli("conflicts", "--json").out)) == 1
+    r = cli("resolve", group, "--keep", "deadbeef")
+    assert r.code != 0 and "not a member" in r.err and r.err.count("\n") == 1

@@ -18,11 +18,11 @@ from cortex_tui.models import (
 )
 from cortex_tui.recall.scoring import (
     Evidence,
+    breakdown,
     frequency,
     query_context,
     recency,
     reinforcement,
-    breakdown,
     score,
     tag_affinity,
 )
