@@ -233,6 +233,7 @@ class MemoryDraft(_Model):
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
     ttl_hours: float | None = Field(default=None, gt=0)
     created_at: UtcDatetime | None = None
+    valid_from: UtcDatetime | None = None
     last_accessed: UtcDatetime | None = None
     access_count: int = Field(default=0, ge=0)
     reinforced_count: int = Field(default=0, ge=0)

@@ -165,9 +165,11 @@ def cmd_forget(ctx: CommandContext) -> int:
 
 def cmd_purge(ctx: CommandContext) -> int:
     if not ctx.args.yes:
-        raise InvalidInputError("purge deletes forgotten memories for good; add --yes to confirm")
+        raise InvalidInputError(
+            "purge deletes forgotten and archived memories for good; add --yes to confirm"
+        )
     removed = ctx.engine.purge()
-    ctx.emit({"purged": removed}, f"purged {removed} forgotten memories")
+    ctx.emit({"purged": removed}, f"purged {removed} forgotten or archived memories")
     return 0
 
 

@@ -83,7 +83,9 @@ def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
     p = sub.add_parser("forget", parents=[common], help="soft-delete a memory")
     p.add_argument("memory_id")
 
-    p = sub.add_parser("purge", parents=[common], help="permanently remove forgotten memories")
+    p = sub.add_parser(
+        "purge", parents=[common], help="permanently remove forgotten and archived memories"
+    )
     p.add_argument("--yes", action="store_true", help="confirm; nothing is removed without it")
 
 

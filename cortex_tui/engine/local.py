@@ -235,7 +235,7 @@ class LocalEngine:
             last_accessed=draft.last_accessed,
             access_count=draft.access_count,
             reinforced_count=draft.reinforced_count,
-            valid_from=created,
+            valid_from=draft.valid_from or created,
             episode_start=draft.episode_start,
             episode_end=draft.episode_end,
             ttl_hours=ttl,
@@ -317,7 +317,9 @@ class LocalEngine:
         return forgotten
 
     def purge(self) -> int:
-        deleted = MemoryFilter(current_only=False, statuses=[MemoryStatus.DELETED])
+        deleted = MemoryFilter(
+            current_only=False, statuses=[MemoryStatus.DELETED, MemoryStatus.ARCHIVED]
+        )
         ids = [m.id for m in self.store.iter_memories(deleted)]
         for start in range(0, len(ids), WRITE_BATCH):
             self.store.delete_memories(ids[start : start + WRITE_BATCH])

@@ -21,8 +21,9 @@ from cortex_tui.models import (
     Stats,
     WriteResult,
 )
+from cortex_tui.engine.curation import ConflictGroup
 from cortex_tui.recall.request import RecallRequest
-from cortex_tui.store.base import MemoryFilter
+from cortex_tui.store.base import JournalEntry, MemoryFilter
 
 
 class Engine(Protocol):
@@ -56,7 +57,25 @@ class Engine(Protocol):
 
     def forget(self, memory_id: str) -> Memory: ...
 
-    def purge(self) -> int: ...
+    def purge(self) -> int:
+        """Remove deleted and archived memories for good."""
+        ...
+
+    def history(self, memory_id: str) -> list[Memory]:
+        """The version chain containing the memory, oldest first."""
+        ...
+
+    def restore(self, memory_id: str) -> Memory: ...
+
+    def conflicts(self) -> list[ConflictGroup]: ...
+
+    def resolve(self, group_id: str, keep_id: str) -> Memory: ...
+
+    def merge(self, group_id: str, content: str) -> Memory: ...
+
+    def dismiss(self, group_id: str) -> list[Memory]: ...
+
+    def undo(self, count: int = 1) -> list[JournalEntry]: ...
 
     def stats(self) -> Stats: ...
 

@@ -60,6 +60,8 @@ class WritePath:
             self._store.upsert_memories([memory], [vector])
             return WriteResult(action=WriteAction.CREATED, memory=memory)
         verdict = match.judgement.verdict
+        if verdict == "contradiction" and _explicitly_later(memory, match.existing):
+            verdict = "update"
         if verdict == "update":
             return self._supersede(match.existing, memory, vector)
         if verdict == "contradiction":
@@ -172,3 +174,9 @@ class WritePath:
         self._store.update_memories([reinforced])
         log.debug("%s %s into %s", action.value, new.content[:60], existing.short_id)
         return WriteResult(action=action, memory=reinforced, related=existing)
+
+
+def _explicitly_later(new: Memory, old: Memory) -> bool:
+    """The new statement carries its own validity time (a `valid_at` from extraction),
+    and it is later than the old one's: a contradiction that says which is newer."""
+    return new.valid_from != new.created_at and new.valid_from > old.valid_from

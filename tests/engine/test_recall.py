@@ -195,3 +195,16 @@ def test_explain_names_the_filter_that_excludes(engine: LocalEngine) -> None:
     explanation = engine.explain(request, memory_id)
     assert explanation.rank is None
     assert explanation.excluded_by == "belongs to project harbor, the query is for project atlas"
+
+
+def test_local_engine_satisfies_the_engine_protocol(engine: LocalEngine) -> None:
+    from cortex_tui.engine.protocol import Engine
+
+    def accepts(e: Engine) -> Engine:
+        return e
+
+    assert accepts(engine) is engine
+    missing = [
+        name for name in dir(Engine) if not name.startswith("_") and not hasattr(engine, name)
+    ]
+    assert missing == []

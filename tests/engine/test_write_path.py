@@ -125,3 +125,21 @@ def test_restore_makes_an_old_version_current_as_a_new_version(onnx_engine: Loca
     assert chain[0].valid_to is not None  # the past is not rewritten
     onnx_engine.undo()
     assert onnx_engine.get(new.memory.id).is_current
+
+
+def test_a_later_valid_at_turns_a_contradiction_into_an_update(onnx_engine: LocalEngine) -> None:
+    old = write(
+        onnx_engine,
+        "The production database for atlas is PostgreSQL 15.",
+        project="atlas",
+        days_ago=20,
+    )
+    new = onnx_engine.remember(
+        MemoryDraft(
+            content="The production database for atlas is PostgreSQL 16.",
+            project="atlas",
+            valid_from=NOW - timedelta(days=2),
+        )
+    )
+    assert new.action is WriteAction.SUPERSEDED
+    assert onnx_engine.get(old.memory.id).valid_to == NOW - timedelta(days=2)

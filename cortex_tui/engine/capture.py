@@ -1,0 +1,104 @@
+"""Capture: a conversation turn in, memories out, each through the write path.
+
+Extraction uses the configured LLM when there is one; on any LLM failure it falls back to
+the offline heuristic extractor and logs why, so capture never fails because a remote
+service did.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from cortex_tui.capture.heuristic import extract_heuristic
+from cortex_tui.clock import Clock
+from cortex_tui.config import Settings
+from cortex_tui.llm.base import LLMClient, LLMError
+from cortex_tui.models import Candidate, MemoryDraft, WriteAction, WriteResult
+
+log = logging.getLogger(__name__)
+
+
+class CaptureOutcome(BaseModel):
+    """What happened to one extracted candidate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidate: Candidate
+    result: WriteResult | None = None
+    skipped: str | None = None
+
+    def describe(self) -> str:
+        if self.result is None:
+            return f"skipped ({self.skipped}): {self.candidate.content}"
+        r = self.result
+        related = r.related.short_id if r.related else ""
+        verb = {
+            WriteAction.CREATED: "stored",
+            WriteAction.DUPLICATE: f"duplicate of {related}",
+            WriteAction.REINFORCED: f"reinforced {related}",
+            WriteAction.SUPERSEDED: f"superseded {related}",
+            WriteAction.CONFLICT: f"conflict with {related}",
+        }[r.action]
+        return f"{verb} → {r.memory.short_id}: {r.memory.content}"
+
+
+class CaptureReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    extractor: str
+    fallback_reason: str | None = None
+    outcomes: list[CaptureOutcome]
+
+
+Remember = Callable[[MemoryDraft, Candidate], WriteResult]
+
+
+@dataclass
+class Capturer:
+    settings: Settings
+    clock: Clock
+    llm: LLMClient | None
+    remember: Remember
+
+    def capture(
+        self, text: str, *, project: str | None, session_id: str | None, source: str
+    ) -> CaptureReport:
+        candidates, extractor, fallback = self._extract(text, project)
+        outcomes: list[CaptureOutcome] = []
+        floor = self.settings.write.min_confidence
+        for candidate in candidates:
+            if candidate.confidence < floor:
+                outcomes.append(CaptureOutcome(candidate=candidate,
+                                               skipped=f"confidence {candidate.confidence:.2f}"))
+                continue
+            draft = MemoryDraft(
+                content=candidate.content,
+                type=candidate.type,
+                scope=candidate.scope,
+                project=project,
+                tags=candidate.tags,
+                confidence=candidate.confidence,
+                session_id=session_id,
+                source=source,
+                valid_from=candidate.valid_at,
+            )
+            outcomes.append(CaptureOutcome(candidate=candidate,
+                                           result=self.remember(draft, candidate)))
+        return CaptureReport(extractor=extractor, fallback_reason=fallback, outcomes=outcomes)
+
+    def _extract(
+        self, text: str, project: str | None
+    ) -> tuple[list[Candidate], str, str | None]:
+        if self.llm is not None:
+            from cortex_tui.capture.llm_extract import extract_with_llm
+
+            try:
+                return extract_with_llm(self.llm, text, project=project), self.llm.name, None
+            except LLMError as exc:
+                log.warning("LLM extraction failed, using the offline extractor: %s", exc)
+                return extract_heuristic(text, now=self.clock()), "heuristic", str(exc)
+        return extract_heuristic(text, now=self.clock()), "heuristic", None

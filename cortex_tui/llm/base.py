@@ -1,0 +1,106 @@
+"""The `LLMClient` protocol and the retry and concurrency rules every backend shares.
+
+The engine needs one thing from a language model: a system prompt and a user message in,
+text out. Keeping that surface this small lets capture, contradiction checks and
+re-ranking run against Claude, an OpenAI-compatible gateway, Ollama or a test double
+alike. This module imports only the standard library, so choosing "no LLM" costs nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Protocol, TypeVar, runtime_checkable
+
+from cortex_tui.errors import CortexError
+
+T = TypeVar("T")
+
+Sleep = Callable[[float], None]
+
+BACKOFF_SECONDS = 0.5
+MAX_RETRY_AFTER_SECONDS = 30.0
+
+
+class LLMError(CortexError):
+    """The LLM could not answer (unreachable, rejected the key, refused, timed out).
+
+    Callers treat it as "no LLM this time" and fall back to the offline heuristics.
+    """
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    @property
+    def name(self) -> str:
+        """Provider and model, e.g. `anthropic:claude-haiku-5-5`, for logs and `stats`."""
+        ...
+
+    def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
+        """The model's text answer; raises `LLMError` once retries are exhausted."""
+        ...
+
+
+class RetryableLLMError(Exception):
+    """A failure worth another attempt (429, 5xx, timeout, connection); internal only.
+
+    Its message is the user-facing reason, reused in the final `LLMError`.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+_semaphores: dict[int, threading.BoundedSemaphore] = {}
+_semaphores_lock = threading.Lock()
+
+
+def process_semaphore(limit: int) -> threading.BoundedSemaphore:
+    """The process-wide slot pool for `limit` concurrent requests.
+
+    Every client built from the same `llm.max_concurrency` shares one pool, so a service
+    capturing many turns at once never opens more requests than the provider allows.
+    """
+    if limit < 1:
+        raise ValueError(f"max_concurrency must be at least 1, got {limit}")
+    with _semaphores_lock:
+        return _semaphores.setdefault(limit, threading.BoundedSemaphore(limit))
+
+
+def call_with_retries(
+    attempt: Callable[[], T],
+    *,
+    retries: int,
+    semaphore: threading.BoundedSemaphore,
+    sleep: Sleep,
+    backoff: float = BACKOFF_SECONDS,
+) -> T:
+    """Run `attempt` until it succeeds, retrying `RetryableLLMError` with backoff.
+
+    Waits `backoff · 2^n` seconds (or the server's Retry-After, capped) between tries. A
+    concurrency slot is held only while a request is in flight, never while sleeping.
+    """
+    tries = 0
+    while True:
+        try:
+            with semaphore:
+                return attempt()
+        except RetryableLLMError as exc:
+            if tries >= retries:
+                raise LLMError(f"{exc} (tried {tries + 1} times)") from None
+            delay = backoff * 2**tries
+            if exc.retry_after is not None:
+                delay = min(max(exc.retry_after, 0.0), MAX_RETRY_AFTER_SECONDS)
+            sleep(delay)
+            tries += 1
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header given in seconds; None for absent or a date."""
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
