@@ -75,6 +75,11 @@ def judge_offline(old: str, new: str) -> Judgement:
     shared = a.words & b.words
     if len(shared) < 2 and not (a.subject and a.subject == b.subject):
         return Judgement("distinct", "too few words in common to be about one subject")
+    changed = bool(_CHANGE.search(new)) and not _CHANGE.search(old)
+    if changed and len(shared) >= 2 and (not a.subject or a.subject & b.words):
+        # "Marco took over as atlas lead; Priya no longer leads atlas" renames the
+        # subject on purpose: the old subject still appears, so this is an update.
+        return Judgement("update", f"the new statement signals a change ({_signal(new)})")
     subject_added = b.subject - a.words
     subject_dropped = a.subject - b.words
     if subject_added and subject_dropped:
@@ -83,7 +88,7 @@ def judge_offline(old: str, new: str) -> Judgement:
             f"different subjects ({', '.join(sorted(subject_dropped))} / "
             f"{', '.join(sorted(subject_added))})",
         )
-    if _CHANGE.search(new) and not _CHANGE.search(old):
+    if changed:
         return Judgement("update", f"the new statement signals a change ({_signal(new)})")
     if a.negated != b.negated and len(shared) >= 3:
         return Judgement("contradiction", "one statement negates the other")

@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from cortex_tui.cli import curation_commands
+from cortex_tui.cli import capture_commands, curation_commands, maintenance_commands
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
 from cortex_tui.cli.context import CommandContext
@@ -35,6 +35,8 @@ COMMANDS: dict[str, Handler] = {
     "bench": st.cmd_bench,
     "reembed": st.cmd_reembed,
     **curation_commands.HANDLERS,
+    **capture_commands.HANDLERS,
+    **maintenance_commands.HANDLERS,
 }
 
 INTERNAL_ERROR = 70

@@ -72,8 +72,11 @@ class Capturer:
         floor = self.settings.write.min_confidence
         for candidate in candidates:
             if candidate.confidence < floor:
-                outcomes.append(CaptureOutcome(candidate=candidate,
-                                               skipped=f"confidence {candidate.confidence:.2f}"))
+                outcomes.append(
+                    CaptureOutcome(
+                        candidate=candidate, skipped=f"confidence {candidate.confidence:.2f}"
+                    )
+                )
                 continue
             draft = MemoryDraft(
                 content=candidate.content,
@@ -86,13 +89,12 @@ class Capturer:
                 source=source,
                 valid_from=candidate.valid_at,
             )
-            outcomes.append(CaptureOutcome(candidate=candidate,
-                                           result=self.remember(draft, candidate)))
+            outcomes.append(
+                CaptureOutcome(candidate=candidate, result=self.remember(draft, candidate))
+            )
         return CaptureReport(extractor=extractor, fallback_reason=fallback, outcomes=outcomes)
 
-    def _extract(
-        self, text: str, project: str | None
-    ) -> tuple[list[Candidate], str, str | None]:
+    def _extract(self, text: str, project: str | None) -> tuple[list[Candidate], str, str | None]:
         if self.llm is not None:
             from cortex_tui.capture.llm_extract import extract_with_llm
 

@@ -6,20 +6,27 @@ one's validity; forgetting marks a memory deleted; only `purge` removes data.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from cortex_tui.capture.contradiction import Judgement, judge_offline
+from cortex_tui.capture.judge import judge_with_llm
 from cortex_tui.classify import classify
 from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import RecallWeights, Settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine import journal
+from cortex_tui.engine.capture import Capturer, CaptureReport
 from cortex_tui.engine.curation import ConflictGroup, Curator
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
-from cortex_tui.engine.write_path import WritePath
+from cortex_tui.engine.write_path import Judge, WritePath
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
+from cortex_tui.llm.base import LLMClient, LLMError
+from cortex_tui.llm.factory import make_llm
 from cortex_tui.models import (
+    Candidate,
     ConflictStatus,
     Entity,
     Explanation,
@@ -39,6 +46,8 @@ from cortex_tui.models import (
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
@@ -60,7 +69,8 @@ class LocalEngine:
         self._recaller = Recaller(
             store, embedder, settings.recall, clock, self.graph_index, self.weights
         )
-        self._write_path = WritePath(store, settings, clock)
+        self.llm = make_llm(settings.llm)
+        self._write_path = WritePath(store, settings, clock, self._judge_for(self.llm))
         self.curator = Curator(store, clock)
 
     # --- reading -------------------------------------------------------------------
@@ -185,6 +195,42 @@ class LocalEngine:
         existing memory instead of becoming a new one."""
         memory = self.materialise(draft)
         return self._write_path.write(memory, self.embedder.embed_query(memory.content))
+
+    def capture(
+        self,
+        text: str,
+        *,
+        project: str | None = None,
+        session_id: str | None = None,
+        source: str = "capture",
+    ) -> CaptureReport:
+        """Extract candidate memories from a conversation turn and write each one."""
+        if not text.strip():
+            raise InvalidInputError("nothing to capture: the conversation text is empty")
+        capturer = Capturer(self.settings, self.clock, self.llm, self._remember_candidate)
+        return capturer.capture(text, project=project, session_id=session_id, source=source)
+
+    def _remember_candidate(self, draft: MemoryDraft, candidate: Candidate) -> WriteResult:
+        return self.remember(draft)
+
+    @staticmethod
+    def _judge_for(llm: LLMClient | None) -> Judge | None:
+        """The LLM's judgement when one is configured, the offline one when it fails."""
+        if llm is None:
+            return None
+        client = llm
+
+        def judge(old: str, new: str) -> Judgement:
+            try:
+                verdict = judge_with_llm(client, new, old)
+            except LLMError as exc:
+                log.warning("LLM judge failed, using the offline judge: %s", exc)
+                return judge_offline(old, new)
+            return Judgement(
+                "distinct" if verdict == "unrelated" else verdict, f"{client.name} says {verdict}"
+            )
+
+        return judge
 
     def conflicts(self) -> list[ConflictGroup]:
         return self.curator.conflicts()

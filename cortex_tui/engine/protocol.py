@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
+from cortex_tui.engine.curation import ConflictGroup
 from cortex_tui.models import (
     Explanation,
     ImportReport,
@@ -21,7 +22,6 @@ from cortex_tui.models import (
     Stats,
     WriteResult,
 )
-from cortex_tui.engine.curation import ConflictGroup
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
 

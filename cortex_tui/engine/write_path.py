@@ -77,7 +77,8 @@ class WritePath:
         """The most similar neighbour the new memory changes or restates, if any.
 
         A neighbour the judge calls distinct is passed over: a less similar one may still
-        be the fact this statement updates.
+        be the fact this statement updates. A restatement below the duplicate threshold
+        is kept only as a fallback, for the same reason.
         """
         best: _Match | None = None
         for hit in self._neighbours(memory, vector):
@@ -90,7 +91,10 @@ class WritePath:
             if judgement.verdict != "update" and hit.score < floor:
                 continue
             candidate = _Match(hit.memory, hit.score, judgement)
-            if judgement.verdict in ("update", "contradiction"):
+            duplicate = hit.score >= self._config.duplicate_threshold
+            if judgement.verdict in ("update", "contradiction") or duplicate:
+                # A statement already stored as it is folds into it even when it also
+                # changes an older fact: that change was recorded when it first came.
                 return candidate
             best = best or candidate
         return best

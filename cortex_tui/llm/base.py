@@ -14,7 +14,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from cortex_tui.errors import CortexError
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 Sleep = Callable[[float], None]
 
@@ -69,13 +69,13 @@ def process_semaphore(limit: int) -> threading.BoundedSemaphore:
 
 
 def call_with_retries(
-    attempt: Callable[[], T],
+    attempt: Callable[[], _T],
     *,
     retries: int,
     semaphore: threading.BoundedSemaphore,
     sleep: Sleep,
     backoff: float = BACKOFF_SECONDS,
-) -> T:
+) -> _T:
     """Run `attempt` until it succeeds, retrying `RetryableLLMError` with backoff.
 
     Waits `backoff · 2^n` seconds (or the server's Retry-After, capped) between tries. A

@@ -22,6 +22,7 @@ def exclusion_reason(memory: Memory, flt: MemoryFilter) -> str | None:
         _scopes,
         _tags,
         _session,
+        _source,
         _ids,
         _text,
     )
@@ -91,6 +92,12 @@ def _tags(m: Memory, f: MemoryFilter) -> str | None:
 def _session(m: Memory, f: MemoryFilter) -> str | None:
     if f.session_id is not None and m.session_id != f.session_id:
         return f"belongs to another session than {f.session_id}"
+    return None
+
+
+def _source(m: Memory, f: MemoryFilter) -> str | None:
+    if f.source_prefix and not m.source.startswith(f.source_prefix):
+        return f"its source {m.source} does not start with {f.source_prefix}"
     return None
 
 

@@ -46,6 +46,8 @@ class MemoryFilter(BaseModel):
     - `tags`: the memory has at least one of these tags.
     - `ids`: restrict to these ids (used by the graph channel and "why not?").
     - `session_id`: exact match.
+    - `source_prefix`: `source` starts with it (e.g. `index:docs/` for every chunk the
+      markdown indexer stored from that folder); case-sensitive, as paths are.
     - `text`: case-insensitive match of every word in content (full-text index).
     """
 
@@ -63,6 +65,7 @@ class MemoryFilter(BaseModel):
     tags: list[str] | None = None
     ids: list[str] | None = None
     session_id: str | None = None
+    source_prefix: str | None = None
     text: str | None = None
 
 

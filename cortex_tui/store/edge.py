@@ -46,6 +46,7 @@ from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_DATETIME_FIELDS,
     MEMORY_KEYWORD_FIELDS,
+    MEMORY_PREFIX_FIELDS,
     MEMORY_TEXT_FIELD,
     RELATION_DATETIME_FIELDS,
     RELATION_KEYWORD_FIELDS,
@@ -111,7 +112,7 @@ def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
     keyword, datetime = qe.PayloadSchemaType.Keyword, qe.PayloadSchemaType.Datetime
     if coll is Collection.MEMORIES:
         indexes: dict[str, _IndexSchema] = dict.fromkeys(MEMORY_KEYWORD_FIELDS, keyword)
-        indexes["id"] = qe.KeywordIndexParams(prefix=True)  # find_ids_by_prefix
+        indexes.update(dict.fromkeys(MEMORY_PREFIX_FIELDS, qe.KeywordIndexParams(prefix=True)))
         indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
         indexes[MEMORY_TEXT_FIELD] = qe.TextIndexParams(
             tokenizer=qe.TokenizerType.Word, lowercase=True

@@ -39,7 +39,11 @@ MEMORY_KEYWORD_FIELDS: tuple[str, ...] = (
     "conflict_group_id",
     "supersedes_id",
     "superseded_by_id",
+    "source",
 )
+# Keyword fields whose index also serves prefix matches (`find_ids_by_prefix`,
+# `MemoryFilter.source_prefix`).
+MEMORY_PREFIX_FIELDS: tuple[str, ...] = ("id", "source")
 MEMORY_DATETIME_FIELDS: tuple[str, ...] = ("valid_from", "valid_to", "created_at")
 MEMORY_TEXT_FIELD = "content"
 RELATION_KEYWORD_FIELDS: tuple[str, ...] = ("subject_id", "object_id")
@@ -113,6 +117,8 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
         must.append(build.has_id(point_ids(flt.ids)))
     if flt.session_id is not None:
         must.append(build.match_value("session_id", flt.session_id))
+    if flt.source_prefix:  # "" is a prefix of every source: no condition
+        must.append(build.match_prefix("source", flt.source_prefix))
     if flt.text:
         must.extend(build.match_text(MEMORY_TEXT_FIELD, word) for word in flt.text.split())
     if not must and not must_not:

@@ -42,6 +42,7 @@ from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_DATETIME_FIELDS,
     MEMORY_KEYWORD_FIELDS,
+    MEMORY_PREFIX_FIELDS,
     MEMORY_TEXT_FIELD,
     RELATION_DATETIME_FIELDS,
     RELATION_KEYWORD_FIELDS,
@@ -95,7 +96,8 @@ def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
     keyword, datetime = qm.PayloadSchemaType.KEYWORD, qm.PayloadSchemaType.DATETIME
     if coll is Collection.MEMORIES:
         indexes: dict[str, _IndexSchema] = dict.fromkeys(MEMORY_KEYWORD_FIELDS, keyword)
-        indexes["id"] = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, prefix=True)
+        prefixed = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, prefix=True)
+        indexes.update(dict.fromkeys(MEMORY_PREFIX_FIELDS, prefixed))
         indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
         indexes[MEMORY_TEXT_FIELD] = qm.TextIndexParams(
             type=qm.TextIndexType.TEXT, tokenizer=qm.TokenizerType.WORD, lowercase=True
@@ -287,21 +289,26 @@ def _filter(cond: qm.Condition | None) -> qm.Filter | None:
 
 
 def _ensure_collection(client: QdrantClient, name: str, coll: Collection, dimension: int) -> None:
+    """Create the collection when absent, and the payload indexes it lacks (as Edge does
+    on open: a newer version can index more fields without a migration)."""
     if client.collection_exists(name):
-        return
-    dense = {DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)}
-    sparse = {LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
-    client.create_collection(
-        name,
-        vectors_config=dense if coll in (Collection.MEMORIES, Collection.ENTITIES) else {},
-        sparse_vectors_config=sparse if coll is Collection.MEMORIES else None,
-    )
+        indexed = set(client.get_collection(name).payload_schema)
+    else:
+        dense = {DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)}
+        sparse = {LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
+        client.create_collection(
+            name,
+            vectors_config=dense if coll in (Collection.MEMORIES, Collection.ENTITIES) else {},
+            sparse_vectors_config=sparse if coll is Collection.MEMORIES else None,
+        )
+        indexed = set()
     with warnings.catch_warnings():
         # `:memory:` mode ignores payload indexes and warns about each one; creating them
         # anyway keeps one code path for both modes.
         warnings.filterwarnings("ignore", "Payload indexes have no effect", UserWarning)
         for field, schema in _indexes(coll).items():
-            client.create_payload_index(name, field, schema)
+            if field not in indexed:
+                client.create_payload_index(name, field, schema)
 
 
 def _read_meta(client: QdrantClient, prefix: str) -> StoreMeta | None:

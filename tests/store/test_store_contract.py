@@ -22,6 +22,7 @@ from cortex_tui.models import (
     Scope,
     new_id,
 )
+from cortex_tui.recall.exclusion import exclusion_reason
 from cortex_tui.store.base import JournalEntry, MemoryFilter, ScoredMemory, Store
 
 from .conftest import StoreOpener
@@ -215,6 +216,38 @@ def test_filter_text(store: Store, corpus: dict[str, Memory]) -> None:
     assert _names(store, corpus, MemoryFilter(text="postgres moved")) == {"new"}
     assert _names(store, corpus, MemoryFilter(text="postgres nowhere")) == set()
     assert _names(store, corpus, MemoryFilter(text="  ")) == _names(store, corpus, MemoryFilter())
+
+
+def test_filter_source_prefix(store: Store) -> None:
+    """Prefix match on `source`, inside searches too, mirrored by `exclusion_reason`."""
+    sources = {
+        "guide": "index:repo/docs/guide.md@0a1b2c3d4e5f#setup",
+        "guide2": "index:repo/docs/guide.md@0a1b2c3d4e5f#database",
+        "nested": "index:repo/docs/deep/api.md@ffeeddccbbaa",
+        "sibling": "index:repo/docs-old/guide.md@0a1b2c3d4e5f",
+        "other": "index:elsewhere/README.md@0a1b2c3d4e5f",
+        "typed": "remember",
+    }
+    ms = {name: make_memory(f"chunk {name}", source=src) for name, src in sources.items()}
+    _put(store, list(ms.values()))
+
+    def names(prefix: str) -> set[str]:
+        flt = MemoryFilter(source_prefix=prefix)
+        found = {m.id for m in store.iter_memories(flt, batch=2)}
+        assert store.count_memories(flt) == len(found)
+        for memory in ms.values():  # the Python mirror agrees with the store
+            assert (exclusion_reason(memory, flt) is None) == (memory.id in found)
+        return {name for name, m in ms.items() if m.id in found}
+
+    assert names("index:repo/docs/") == {"guide", "guide2", "nested"}
+    assert names("index:repo/docs/guide.md@") == {"guide", "guide2"}
+    assert names("index:") == set(sources) - {"typed"}
+    assert names("INDEX:") == set()  # case-sensitive, like the paths in it
+    assert names("index:nowhere/") == set()
+    assert names("") == set(sources)  # every source starts with ""
+    flt = MemoryFilter(source_prefix="index:repo/docs-old/")
+    assert _ids(store.search_dense(unit_vectors(1, seed=3)[0], flt, 10)) == [ms["sibling"].id]
+    assert store.facet_memories("source", flt) == {sources["sibling"]: 1}
 
 
 def test_filters_apply_inside_searches(store: Store, corpus: dict[str, Memory]) -> None:

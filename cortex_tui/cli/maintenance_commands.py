@@ -1,0 +1,124 @@
+"""Maintenance commands: the lifecycle pass and the markdown indexer."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from cortex_tui.cli.args import OneLineParser, Subparsers
+from cortex_tui.cli.context import CommandContext
+from cortex_tui.errors import ConfigError
+
+if TYPE_CHECKING:
+    from cortex_tui.indexer import IndexReport, Progress, Summarize
+    from cortex_tui.lifecycle import LifecycleReport
+
+_BAR_WIDTH = 30
+
+
+def register(sub: Subparsers, common: OneLineParser) -> None:
+    p = sub.add_parser(
+        "lifecycle",
+        parents=[common],
+        help="expire ttl and idle session memories, merge near-duplicates, settle conflicts",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="report what would change and change nothing"
+    )
+    p = sub.add_parser("index", parents=[common], help="store markdown documentation as memories")
+    p.add_argument("path", help="a markdown file, or a folder searched recursively")
+    p.add_argument("--project", help="store the chunks as this project's memories")
+    p.add_argument(
+        "--summarize", action="store_true", help="also store an LLM summary of each changed file"
+    )
+
+
+def cmd_lifecycle(ctx: CommandContext) -> int:
+    from cortex_tui.lifecycle import run_lifecycle
+
+    engine = ctx.engine
+    report = run_lifecycle(
+        engine.store, engine.settings.lifecycle, engine.clock(), dry_run=ctx.args.dry_run
+    )
+    ctx.emit(report, _lifecycle_text(report))
+    return 0
+
+
+def cmd_index(ctx: CommandContext) -> int:
+    from cortex_tui.indexer import index_path
+
+    summarize = _summarizer(ctx) if ctx.args.summarize else None
+    progress = _progress_bar(sys.stderr) if sys.stderr.isatty() else None
+    report = index_path(
+        ctx.engine,
+        Path(ctx.args.path),
+        project=ctx.args.project,
+        summarize=summarize,
+        progress=progress,
+    )
+    ctx.emit(report, _index_text(report))
+    return 0
+
+
+def _summarizer(ctx: CommandContext) -> Summarize:
+    """Built before the store is opened, so a missing LLM fails fast and costs nothing."""
+    from cortex_tui.indexer.summary import llm_summarizer
+    from cortex_tui.llm.factory import make_llm
+
+    client = make_llm(ctx.settings.llm)  # None when the provider is "none"
+    if client is None:
+        raise ConfigError("--summarize needs an LLM; set CORTEX_LLM__PROVIDER")
+    return llm_summarizer(client, ctx.settings.llm.timeout)
+
+
+def _progress_bar(stream: TextIO) -> Progress:
+    """A one-line bar redrawn in place (`\\r`, erase to end of line); a terminal only."""
+
+    def show(done: int, total: int, key: str) -> None:
+        filled = _BAR_WIDTH * done // total if total else _BAR_WIDTH
+        bar = "#" * filled + "." * (_BAR_WIDTH - filled)
+        stream.write(f"\r[{bar}] {done}/{total} {key[-50:]}\x1b[K")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def _lifecycle_text(report: LifecycleReport) -> str:
+    counts = report.counts
+    survivors = len(report.merges)
+    head = f"lifecycle at {report.now:%Y-%m-%d %H:%M} UTC"
+    lines = [
+        head + (" (dry run: nothing was changed)" if report.dry_run else ""),
+        f"  ttl expiry      {counts['ttl_expired']} archived",
+        f"  session decay   {counts['session_decayed']} archived",
+        f"  consolidation   {counts['consolidated']} merged into {survivors} memories",
+        f"  conflicts       {counts['conflicts_resolved']} groups resolved",
+    ]
+    if report.journal_ids:
+        lines.append(f"undo with `cortex-tui undo --count {len(report.journal_ids)}`")
+    elif report.dry_run and report.changed:
+        lines.append("run `cortex-tui lifecycle` to apply")
+    return "\n".join(lines)
+
+
+def _index_text(report: IndexReport) -> str:
+    text = (
+        f"indexed {report.files_seen} files: {report.files_changed} changed, "
+        f"{report.files_unchanged} unchanged, {report.files_removed} removed; "
+        f"{report.chunks_stored} chunks stored, {report.chunks_retired} retired"
+    )
+    if report.summaries_stored or report.summaries_failed:
+        text += f"\nsummaries: {report.summaries_stored} stored, {report.summaries_failed} failed"
+    for skipped in report.skipped:
+        text += f"\nskipped {skipped}"
+    return text
+
+
+HANDLERS: dict[str, Callable[[CommandContext], int]] = {
+    "lifecycle": cmd_lifecycle,
+    "index": cmd_index,
+}

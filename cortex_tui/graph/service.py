@@ -1,0 +1,206 @@
+"""`GraphService`: everything the engine does with entities and relations.
+
+Linking a memory writes entities and relations but not the memory: the caller stores the
+returned memory (with its new `entity_ids`) together with the rest of the memory, in the
+same write it makes anyway. Curation (merge, alias, rename) writes everything it touches,
+memories included. The engine's cached `GraphIndex` is the engine's to invalidate after
+any change made here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz import fuzz
+
+from cortex_tui.clock import Clock
+from cortex_tui.config import GraphConfig
+from cortex_tui.embed.base import Embedder
+from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
+from cortex_tui.graph.index import normalise_name
+from cortex_tui.graph.linker import Linker
+from cortex_tui.graph.merge import merge_entities
+from cortex_tui.graph.names import entity_keys
+from cortex_tui.graph.neighbourhood import neighbourhood
+from cortex_tui.graph.resolve import EntityJudge
+from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
+from cortex_tui.models import (
+    CandidateEntity,
+    CandidateRelation,
+    Entity,
+    EntityType,
+    Memory,
+    Relation,
+)
+from cortex_tui.store.base import Store
+
+MIN_ID_PREFIX = 4
+# WRatio below this is noise: unrelated short names already score 40-50.
+SEARCH_MIN_SCORE = 60.0
+_ID_PREFIX = re.compile(r"^[0-9a-f-]+$")
+_FULL_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+class GraphService:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: GraphConfig,
+        clock: Clock,
+        judge: EntityJudge | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._config = config
+        self._clock = clock
+        self.judge = judge
+
+    # --- linking ----------------------------------------------------------------------
+
+    def link(
+        self,
+        memory: Memory,
+        entities: list[CandidateEntity],
+        relations: list[CandidateRelation],
+    ) -> tuple[Memory, list[Entity], list[Relation]]:
+        """Link `memory` to the entities and relations extraction found in it.
+
+        Entities are resolved (or created), the memory is added to each one's mentions
+        and they to its `entity_ids`, without dropping earlier links; relations are
+        placed on their timelines (see `graph.timeline`). Blank names are skipped.
+        Returns the memory to store, the entities it names (this call's) and the
+        relations it states (new or already known). Writes entities and relations only.
+        """
+        linker = Linker(self._store, self._embedder, self._config, self._clock, self.judge, memory)
+        for candidate in entities:
+            if candidate.name.strip():
+                linker.mention(candidate)
+        for relation in relations:
+            if relation.subject.strip() and relation.object.strip():
+                linker.relate(relation)
+        linker.commit()
+        return linker.memory(), linker.entities, linker.relations
+
+    # --- reading ----------------------------------------------------------------------
+
+    def neighbourhood(self, entity_id: str, hops: int = 2) -> Neighbourhood:
+        """`entity_id` may also be an id prefix or a name (see `get`)."""
+        if hops < 0:
+            raise InvalidInputError(f"hops must be 0 or more, got {hops}")
+        return neighbourhood(self._store, self.get(entity_id), hops)
+
+    def list_entities(
+        self, type: EntityType | None = None, limit: int = 50, offset: int = 0
+    ) -> EntityPage:
+        """Most mentioned first (then by name): the entities worth curating first."""
+        if limit < 1 or offset < 0:
+            raise InvalidInputError("limit must be at least 1 and offset at least 0")
+        chosen = [e for e in self._store.all_entities() if type is None or e.type is type]
+        chosen.sort(key=lambda e: (-len(e.memory_ids), e.name.casefold(), e.id))
+        return EntityPage(entities=chosen[offset : offset + limit], total=len(chosen))
+
+    def get(self, ref: str) -> Entity:
+        """The entity with id `ref`, else named `ref` (name, then alias), else whose id
+        starts with `ref` (4 characters or more). Names come before prefixes because a
+        name such as "cafe" is also valid hex."""
+        text = ref.strip()
+        if not text:
+            raise InvalidInputError("no entity given; give an id, an id prefix or a name")
+        if _FULL_ID.match(text.lower()):
+            found = self._store.get_entities([text.lower()])
+            if found:
+                return found[0]
+        everything = self._store.all_entities()
+        key = normalise_name(text)
+        for position in ("name", "alias"):
+            named = [e for e in everything if _has_key(e, key, position)]
+            if len(named) > 1:
+                ids = ", ".join(e.id[:8] for e in named)
+                raise AmbiguousIdError(f"{text!r} names several entities ({ids}); give an id")
+            if named:
+                return named[0]
+        prefix = text.lower()
+        if len(prefix) >= MIN_ID_PREFIX and _ID_PREFIX.match(prefix):
+            matches = [e for e in everything if e.id.startswith(prefix)]
+            if len(matches) > 1:
+                raise AmbiguousIdError(
+                    f"id prefix {prefix} matches several entities; give more characters"
+                )
+            if matches:
+                return matches[0]
+        raise NotFoundError(
+            f"no entity is named {text!r} or has that id; find it with "
+            f"`cortex-tui entities search {text!r}`"
+        )
+
+    def search(self, text: str, limit: int = 10) -> list[EntityMatch]:
+        """Entities whose name or an alias resembles `text` (rapidfuzz WRatio), best first."""
+        key = normalise_name(text)
+        if not key:
+            raise InvalidInputError("search text is empty; give a name or part of one")
+        matches: list[EntityMatch] = []
+        for entity in self._store.all_entities():
+            forms = [entity.name, *entity.aliases]
+            scored = [(fuzz.WRatio(key, normalise_name(form)), form) for form in forms]
+            score, form = max(scored, key=lambda pair: pair[0])
+            if score >= SEARCH_MIN_SCORE:
+                matches.append(EntityMatch(entity=entity, score=score, matched=form))
+        matches.sort(key=lambda m: (-m.score, -len(m.entity.memory_ids), m.entity.name.casefold()))
+        return matches[:limit]
+
+    # --- curation ---------------------------------------------------------------------
+
+    def merge(self, source_id: str, into_id: str) -> Entity:
+        """Fold `source` into `into` (ids, prefixes or names); returns the survivor."""
+        source, into = self.get(source_id), self.get(into_id)
+        if source.id == into.id:
+            raise InvalidInputError(
+                f"{source.name!r} and {into.name!r} are the same entity; give two different ones"
+            )
+        return merge_entities(self._store, source, into)
+
+    def add_alias(self, entity_id: str, alias: str) -> Entity:
+        """Another name for an entity; refused when it already names another entity
+        (merge them instead). Adding an alias it already has changes nothing."""
+        entity = self.get(entity_id)
+        key = normalise_name(alias)
+        if not key:
+            raise InvalidInputError("alias is empty; give a name with letters or digits")
+        if key in entity_keys(entity):
+            return entity
+        self._refuse_taken(key, alias, entity)
+        updated = entity.model_copy(update={"aliases": [*entity.aliases, alias.strip()]})
+        self._store.update_entities([updated])
+        return updated
+
+    def rename(self, entity_id: str, name: str) -> Entity:
+        """Give an entity a new name; the old one stays as an alias, so memories that
+        use it still resolve. The name vector is re-embedded."""
+        entity = self.get(entity_id)
+        new_name = name.strip()
+        key = normalise_name(new_name)
+        if not key:
+            raise InvalidInputError("new name is empty; give a name with letters or digits")
+        self._refuse_taken(key, new_name, entity)
+        aliases = [a for a in entity.aliases if normalise_name(a) != key]
+        if normalise_name(entity.name) != key:
+            aliases.append(entity.name)
+        updated = entity.model_copy(update={"name": new_name, "aliases": aliases})
+        self._store.upsert_entities([updated], [self._embedder.embed_query(new_name)])
+        return updated
+
+    def _refuse_taken(self, key: str, text: str, entity: Entity) -> None:
+        for other in self._store.all_entities():
+            if other.id != entity.id and key in entity_keys(other):
+                raise InvalidInputError(
+                    f"{text!r} already names entity {other.name!r} ({other.id[:8]}); "
+                    f"merge the two with `cortex-tui entities merge {other.id[:8]} "
+                    f"{entity.id[:8]}`"
+                )
+
+
+def _has_key(entity: Entity, key: str, position: str) -> bool:
+    if position == "name":
+        return normalise_name(entity.name) == key
+    return any(normalise_name(alias) == key for alias in entity.aliases)

@@ -1,0 +1,75 @@
+"""A chat model served by a local Ollama (`POST {url}/api/chat`, no streaming).
+
+For users who want LLM-quality extraction without sending conversations off the machine.
+Ollama can be down, still loading, or lack the model; each case gets its own fix.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from cortex_tui.llm.base import LLMError, Sleep, call_with_retries, process_semaphore
+from cortex_tui.llm.openai_compat import post_json
+
+DEFAULT_MODEL = "llama3.2"
+
+
+class OllamaChatClient:
+    """An `LLMClient` for Ollama's native chat API."""
+
+    def __init__(
+        self,
+        url: str = "http://127.0.0.1:11434",
+        model: str = DEFAULT_MODEL,
+        *,
+        retries: int = 3,
+        max_concurrency: int = 4,
+        http_client: httpx.Client | None = None,
+        sleep: Sleep = time.sleep,
+    ) -> None:
+        self._url = url.rstrip("/")
+        self._model = model
+        self._retries = retries
+        self._semaphore = process_semaphore(max_concurrency)
+        self._sleep = sleep
+        self._http = http_client or httpx.Client()
+
+    @property
+    def name(self) -> str:
+        return f"ollama:{self._model}"
+
+    def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
+        messages = [{"role": "system", "content": system}] if system.strip() else []
+        messages.append({"role": "user", "content": user})
+        payload = {
+            "model": self._model,
+            "messages": messages,
+            "stream": False,
+            "options": {"num_predict": max_tokens},
+        }
+        answer = call_with_retries(
+            lambda: post_json(
+                self._http,
+                f"{self._url}/api/chat",
+                payload,
+                timeout=timeout,
+                service=f"Ollama at {self._url}",
+                hints={404: f"run `ollama pull {self._model}`, or set llm.model to a pulled model"},
+            ),
+            retries=self._retries,
+            semaphore=self._semaphore,
+            sleep=self._sleep,
+        )
+        return self._text_of(answer)
+
+    def _text_of(self, answer: Any) -> str:
+        message = answer.get("message") if isinstance(answer, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            raise LLMError(f"Ollama at {self._url} sent no message.content; is it a recent Ollama?")
+        if not content.strip():
+            raise LLMError(f"Ollama model {self._model!r} answered with empty text")
+        return content
