@@ -73,7 +73,8 @@ def find_entities(sentence: str) -> dict[str, CandidateEntity]:
     found: dict[str, CandidateEntity] = {}
 
     def add(name: str, kind: EntityType) -> None:
-        found.setdefault(name.lower(), CandidateEntity(name=name, type=kind))
+        if name.strip():
+            found.setdefault(name.lower(), CandidateEntity(name=name, type=kind))
 
     for span in BACKTICK.findall(sentence):
         head = span.split()[0] if span.split() else ""

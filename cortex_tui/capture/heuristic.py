@@ -176,7 +176,7 @@ def _units(text: str) -> list[_Unit]:
         item = _BULLET.match(line)
         if item:
             blocks.append((line[item.end() :], True))
-        elif joinable and line[0].islower():
+        elif joinable and (line[0].islower() or line[0] in "`("):  # a soft-wrapped line
             blocks[-1] = (f"{blocks[-1][0]} {line}", blocks[-1][1])
         else:
             blocks.append((line, False))

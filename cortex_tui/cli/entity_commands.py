@@ -168,17 +168,25 @@ def neighbourhood_text(view: Neighbourhood) -> str:
     for edge in view.edges:
         between[frozenset((edge.relation.subject_id, edge.relation.object_id))].append(edge)
     center = view.nodes[0]
-    lines = [_node_title(center.entity), *_memory_lines(center, "   ")]
+
+    def stem(node: NeighbourNode) -> str:
+        """What continues below a node's title: its own branch line, if it has any."""
+        return "│  " if children[node.entity.id] else "   "
+
+    lines = [_node_title(center.entity), *_memory_lines(center, stem(center))]
 
     def walk(parent: str, prefix: str) -> None:
         kids = children[parent]
         for index, kid in enumerate(kids):
             last = index == len(kids) - 1
-            edges = between.pop(frozenset((parent, kid.entity.id)), [])
-            labels = "; ".join(_edge_label(e.relation, parent) for e in edges)
-            lines.append(f"{prefix}{'└─' if last else '├─'} {labels} {_node_title(kid.entity)}")
+            edges = [e.relation for e in between.pop(frozenset((parent, kid.entity.id)), [])]
+            arrows = " / ".join(dict.fromkeys(_arrow(r, parent) for r in edges))
+            validity = "; ".join(_validity(r) for r in edges)
+            lines.append(
+                f"{prefix}{'└─' if last else '├─'} {arrows} {_node_title(kid.entity)} · {validity}"
+            )
             inner = prefix + ("   " if last else "│  ")
-            lines.extend(_memory_lines(kid, inner + "   "))
+            lines.extend(_memory_lines(kid, inner + stem(kid)))
             walk(kid.entity.id, inner)
 
     walk(center.entity.id, "")
@@ -187,23 +195,22 @@ def neighbourhood_text(view: Neighbourhood) -> str:
     if others:
         lines.append("other relations among these:")
         lines += [
-            f"   {names[r.subject_id]} ─{r.predicate}→ {names[r.object_id]} ({_validity(r)})"
+            f"   {names[r.subject_id]} ─{r.predicate}→ {names[r.object_id]} · {_validity(r)}"
             for r in others
         ]
     return "\n".join(lines)
 
 
-def _edge_label(relation: Relation, parent: str) -> str:
+def _arrow(relation: Relation, parent: str) -> str:
     p = relation.predicate
-    arrow = f"─{p}→" if relation.subject_id == parent else f"←{p}─"
-    return f"{arrow} ({_validity(relation)})"
+    return f"─{p}→" if relation.subject_id == parent else f"←{p}─"
 
 
 def _validity(relation: Relation) -> str:
     since = f"{relation.valid_from:%Y-%m-%d}"
     if relation.valid_to is None:
         return f"since {since}"
-    return f"{since} → {relation.valid_to:%Y-%m-%d}, ended"
+    return f"{since} → {relation.valid_to:%Y-%m-%d} (ended)"
 
 
 def _memory_lines(node: NeighbourNode, prefix: str) -> list[str]:

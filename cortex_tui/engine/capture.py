@@ -99,7 +99,10 @@ class Capturer:
             from cortex_tui.capture.llm_extract import extract_with_llm
 
             try:
-                return extract_with_llm(self.llm, text, project=project), self.llm.name, None
+                candidates = extract_with_llm(
+                    self.llm, text, project=project, timeout=self.settings.llm.timeout
+                )
+                return candidates, self.llm.name, None
             except LLMError as exc:
                 log.warning("LLM extraction failed, using the offline extractor: %s", exc)
                 return extract_heuristic(text, now=self.clock()), "heuristic", str(exc)

@@ -60,6 +60,7 @@ class LocalEngine:
         store: Store,
         embedder: Embedder,
         clock: Clock = system_clock,
+        llm: LLMClient | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -69,8 +70,10 @@ class LocalEngine:
         self._recaller = Recaller(
             store, embedder, settings.recall, clock, self.graph_index, self.weights
         )
-        self.llm = make_llm(settings.llm)
-        self._write_path = WritePath(store, settings, clock, self._judge_for(self.llm))
+        self.llm = llm if llm is not None else make_llm(settings.llm)
+        self._write_path = WritePath(
+            store, settings, clock, self._judge_for(self.llm, settings.llm.timeout)
+        )
         self.curator = Curator(store, clock)
 
     # --- reading -------------------------------------------------------------------
@@ -214,7 +217,7 @@ class LocalEngine:
         return self.remember(draft)
 
     @staticmethod
-    def _judge_for(llm: LLMClient | None) -> Judge | None:
+    def _judge_for(llm: LLMClient | None, timeout: float) -> Judge | None:
         """The LLM's judgement when one is configured, the offline one when it fails."""
         if llm is None:
             return None
@@ -222,7 +225,7 @@ class LocalEngine:
 
         def judge(old: str, new: str) -> Judgement:
             try:
-                verdict = judge_with_llm(client, new, old)
+                verdict = judge_with_llm(client, new, old, timeout=timeout)
             except LLMError as exc:
                 log.warning("LLM judge failed, using the offline judge: %s", exc)
                 return judge_offline(old, new)

@@ -10,6 +10,7 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.reembed import recover_interrupted
+from cortex_tui.llm.base import LLMClient
 from cortex_tui.store.factory import open_store
 
 
@@ -19,6 +20,7 @@ def open_engine(
     clock: Clock = system_clock,
     embedder: Embedder | None = None,
     store_path: Path | None = None,
+    llm: LLMClient | None = None,
 ) -> LocalEngine:
     """Open the configured store with the configured embedder (or the given one).
 
@@ -34,4 +36,4 @@ def open_engine(
         chosen.name,
         chosen.dimension,
     )
-    return LocalEngine(settings, store, chosen, clock)
+    return LocalEngine(settings, store, chosen, clock, llm)

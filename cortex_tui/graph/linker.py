@@ -86,10 +86,14 @@ class Linker:
             self._mentioned.append(updated.id)
         return updated
 
-    def relate(self, candidate: CandidateRelation) -> Relation:
-        """The relation `candidate` states: a new one, or the existing one it repeats."""
+    def relate(self, candidate: CandidateRelation) -> Relation | None:
+        """The relation `candidate` states: a new one, or the existing one it repeats;
+        None when both ends are one entity ("Postgres same_as PostgreSQL" once the two
+        names resolve together), which states nothing about the graph."""
         subject = self.mention(CandidateEntity(name=candidate.subject))
         obj = self.mention(CandidateEntity(name=candidate.object))
+        if subject.id == obj.id:
+            return None
         new = Relation(
             subject_id=subject.id,
             predicate=normalise_predicate(candidate.predicate) or candidate.predicate,
@@ -151,10 +155,9 @@ def _with_mention(
     update: dict[str, object] = {}
     if memory_id not in entity.memory_ids:
         update["memory_ids"] = [*entity.memory_ids, memory_id]
-    surface = candidate.name.strip()
-    key = normalise_name(surface)
+    key = normalise_name(candidate.name)
     if rule is not MatchRule.NEW and key and key not in entity_keys(entity):
-        update["aliases"] = [*entity.aliases, surface]
+        update["aliases"] = [*entity.aliases, candidate.name]
     if entity.type is EntityType.OTHER and candidate.type is not EntityType.OTHER:
         update["type"] = candidate.type
     return entity.model_copy(update=update) if update else entity

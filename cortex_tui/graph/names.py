@@ -8,6 +8,10 @@ from cortex_tui.graph.index import normalise_name
 from cortex_tui.models import Entity, EntityType
 
 _NUMBER = re.compile(r"\d+")
+# A name wholly contained in another ("priya" in "priya raman") scores a perfect token-set
+# ratio; below this many characters the shared part is too generic ("api", "db", "ci")
+# for that to mean the same thing.
+MIN_CONTAINED_CHARS = 4
 _PREDICATE_SEPARATORS = re.compile(r"[^\w]+|_+", re.UNICODE)
 
 
@@ -30,6 +34,15 @@ def numbers_differ(a: str, b: str) -> bool:
     """
     numbers_a, numbers_b = _NUMBER.findall(a), _NUMBER.findall(b)
     return bool(numbers_a and numbers_b) and numbers_a != numbers_b
+
+
+def weakly_contained(a: str, b: str) -> bool:
+    """True when one key's words are a strict subset of the other's and the shared words
+    are too short to identify anything ("api" in "atlas api")."""
+    words_a, words_b = set(a.split()), set(b.split())
+    if words_a == words_b or not (words_a <= words_b or words_b <= words_a):
+        return False
+    return len(" ".join(words_a & words_b)) < MIN_CONTAINED_CHARS
 
 
 def normalise_predicate(predicate: str) -> str:

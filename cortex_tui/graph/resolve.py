@@ -9,10 +9,12 @@ Rules run surest and cheapest first and the first that matches wins:
    "PostgreSQL DB" share few letters but one meaning);
 5. llm: an optional judge callback (an LLM) shown the closest entities.
 
-Fuzzy and vector matches also need compatible types (equal, or one is OTHER), and names
-whose numbers differ never match on similarity alone ("Python 3.11" vs "Python 3.12"):
-similar spellings of different things must not fold together, since merging is far more
-costly to undo than a duplicate is to merge later.
+Fuzzy and vector matches also need compatible types (equal, or one is OTHER); names
+whose numbers differ never match on similarity alone ("Python 3.11" vs "Python 3.12"),
+and a fuzzy match by containment needs a shared part of some length ("Priya" in "Priya
+Raman" matches, "API" in "Atlas API" does not). Similar spellings of different things
+must not fold together: a wrong merge is far costlier to undo than a duplicate is to
+merge later.
 """
 
 from __future__ import annotations
@@ -27,7 +29,12 @@ from rapidfuzz import fuzz, process
 from cortex_tui.config import GraphConfig
 from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.graph.index import normalise_name
-from cortex_tui.graph.names import entity_keys, numbers_differ, types_compatible
+from cortex_tui.graph.names import (
+    entity_keys,
+    numbers_differ,
+    types_compatible,
+    weakly_contained,
+)
 from cortex_tui.models import CandidateEntity, Entity
 from cortex_tui.store.base import Store
 
@@ -161,7 +168,9 @@ class EntityResolver:
         best: tuple[float, float, Entity] | None = None
         for choice, score, index in hits:
             entity = self._entities[choices[index][1]]
-            if not self._compatible(entity, candidate, key, choice):
+            if not self._compatible(entity, candidate, key, choice) or weakly_contained(
+                key, choice
+            ):
                 continue
             # Token-set ratio ties at 100 for any subset ("atlas" in "atlas api"); the
             # plain ratio then prefers the closest spelling.

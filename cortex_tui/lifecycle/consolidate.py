@@ -1,7 +1,7 @@
 """Consolidation: fold near-duplicate current memories into one, keeping the history.
 
 Duplicates are found with the store's own neighbour search over the vectors it already
-holds (`get_vectors` + `search_dense`, filtered to the same project and type), so a run
+holds (`get_vectors` + `search_dense`, filtered to the same project, type and scope), so a run
 embeds nothing and never compares every pair in Python: one filtered query per memory
 that is not already part of a cluster.
 
@@ -80,8 +80,10 @@ def find_clusters(
 def _neighbours(
     store: Store, memory: Memory, vector: Sequence[float], threshold: float
 ) -> list[str]:
-    """Ids of current memories of the same project and type at cosine ≥ `threshold`.
+    """Ids of current memories of the same project, type and scope at cosine ≥ `threshold`.
 
+    Same scope as well: folding a permanent fact into a session memory that happens to
+    be more confident would let session decay archive the fact with it.
     A global memory (no project) only merges with global ones: the store's project
     filter would add every project's memories, so those are dropped after the query and
     the page grows until it reaches below the threshold.
@@ -90,6 +92,7 @@ def _neighbours(
         project=memory.project,
         project_only=memory.project is not None,
         types=[memory.type],
+        scopes=[memory.scope],
         exclude_conflict_statuses=_UNTOUCHABLE,
     )
     limit = NEIGHBOURS

@@ -34,6 +34,10 @@ class LifecycleReport(_Model):
     """Per phase, the memories affected; `journal_ids` are the undo entries written
     (none in a dry run), so `undo --count len(journal_ids)` reverses the whole run."""
 
+    # `counts` is derived and serialised; reading a report back (the service's client)
+    # ignores it instead of rejecting it as an unknown field.
+    model_config = ConfigDict(extra="ignore")
+
     now: UtcDatetime
     dry_run: bool
     expired: list[str] = Field(default_factory=list)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cortex_tui.capture.heuristic import extract_heuristic
 from cortex_tui.models import Candidate, EntityType, MemoryType, Scope
@@ -387,6 +389,15 @@ def test_call_parentheses_are_not_part_of_the_entity() -> None:
     assert {e.name for e in candidate.entities} == {"load_settings", "open_engine"}
 
 
+def test_wrapped_line_starting_with_code_continues() -> None:
+    text = (
+        "- Stop hooks return at once when `stop_hook_active` is true or when\n  `agent_id` is set."
+    )
+    assert contents(text) == [
+        "Stop hooks return at once when `stop_hook_active` is true or when `agent_id` is set."
+    ]
+
+
 def test_duplicates_collapse() -> None:
     assert contents("Never force-push to main.\n\nNever force-push to main.") == [
         "Never force-push to main."
@@ -411,3 +422,19 @@ def test_deterministic() -> None:
     second = extract(BUG_FIX_TURN + "\nAlice now works at Globex. Never force-push to main.")
     assert first == second
     assert len(first) == 2
+
+
+TOKENS = (
+    "Always never we decided I prefer to release, run Alice Chen works at Globex moved to "
+    "Berlin uses Postgres 3.11 pyproject.toml yesterday on March 31 2026-02-30 the is are "
+    "maybe `make test` `()` `` `x` ** _ * . , : ; ! ? ( ) [ ] { } < > # | - 1. \n \t Dr. e.g."
+).split(" ")
+MARKDOWNISH = st.lists(st.sampled_from(TOKENS), max_size=60).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKDOWNISH)
+def test_never_crashes(text: str) -> None:
+    for candidate in extract(text):
+        assert candidate.content.strip()
+        assert 0.5 <= candidate.confidence <= 1.0

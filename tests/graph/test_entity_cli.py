@@ -56,9 +56,9 @@ def test_show_prints_a_tree_with_directions_validity_and_memories(
     assert r.code == 0, r.err
     lines = r.out.splitlines()
     assert lines[0].startswith("Priya [person]")
-    assert any("─leads→ (since" in line and "Atlas [project]" in line for line in lines)
+    assert any("─leads→ Atlas [project]" in line and "· since" in line for line in lines)
     assert any("←reports_to─" in line and "Bob" in line for line in lines)
-    assert any("─works_at→" in line and "ended" in line and "Initech" in line for line in lines)
+    assert any("─works_at→ Initech" in line and "(ended)" in line for line in lines)
     assert any(team_cli["lead"][:8] in line and "Priya leads the Atlas" in line for line in lines)
 
     r = cli("entities", "show", "Bob", "--hops", "1", "--json")

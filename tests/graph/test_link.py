@@ -113,3 +113,12 @@ def test_earlier_links_on_the_memory_are_kept(engine: LocalEngine, graph: GraphS
     first = link(engine, graph, memory, [ent("Priya", PERSON)])
     second = link(engine, graph, first, [ent("Atlas", PROJECT)])
     assert len(second.entity_ids) == 2 and second.entity_ids[0] == first.entity_ids[0]
+
+
+def test_a_relation_whose_ends_resolve_to_one_entity_is_skipped(
+    engine: LocalEngine, graph: GraphService
+) -> None:
+    memory = stored_memory(engine, "Postgres is the same as postgres.")
+    _, entities, relations = graph.link(memory, [], [rel("Postgres", "same_as", "POSTGRES")])
+    assert len(entities) == 1 and relations == []
+    assert engine.store.all_relations() == []

@@ -73,6 +73,12 @@ def test_fuzzy_prefers_the_closest_spelling_among_subset_ties(engine: LocalEngin
     assert resolve(engine, "the Atlas API", SYSTEM).entity == api
 
 
+def test_containment_needs_a_shared_part_of_some_length(engine: LocalEngine) -> None:
+    priya, _ = seed(engine, ("Priya Raman", PERSON, []), ("Atlas API", SYSTEM, []))
+    assert resolve(engine, "Priya", PERSON).entity == priya
+    assert resolve(engine, "API", SYSTEM).rule is MatchRule.NEW
+
+
 def test_names_with_different_numbers_never_match_on_similarity(engine: LocalEngine) -> None:
     seed(engine, ("Python 3.11", TOOL, []))
     loose = GraphConfig(fuzzy_threshold=50, vector_threshold=0.1)

@@ -106,8 +106,10 @@ def test_consolidation_merges_near_duplicates_and_keeps_history(engine: LocalEng
     )
     newer = add(engine, variant, confidence=0.95, access_count=1, tags=["pr"], **atlas)
     oldest = add(engine, LINT, confidence=0.95, access_count=1, tags=["ci"], hours_ago=48, **atlas)
-    # Same text, but another project, no project, another type, or in a conflict: kept apart.
+    # Same text, but another project, no project, another type or scope, or in a
+    # conflict: kept apart.
     apart = [
+        add(engine, LINT, scope=Scope.SESSION, confidence=1.0, **atlas),
         add(engine, LINT, project="zephyr", type=MemoryType.RULE),
         add(engine, LINT, type=MemoryType.RULE),
         add(engine, LINT, project="atlas", type=MemoryType.PROCEDURE),
@@ -287,6 +289,7 @@ def test_dry_run_writes_nothing_and_predicts_the_real_run(engine: LocalEngine) -
     dry = run(engine, dry_run=True)
     assert snapshot(engine) == before
     real = run(engine)
+    assert LifecycleReport.model_validate_json(real.model_dump_json()) == real
     assert dry.dry_run and not real.dry_run
     assert dry.model_dump(exclude={"dry_run", "journal_ids"}) == real.model_dump(
         exclude={"dry_run", "journal_ids"}
