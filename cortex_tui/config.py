@@ -144,7 +144,7 @@ class WritePathConfig(_Section):
 
 class GraphConfig(_Section):
     fuzzy_threshold: float = Field(default=90.0, ge=0, le=100)
-    vector_threshold: float = Field(default=0.9, gt=0, le=1)
+    vector_threshold: float = Field(default=0.87, gt=0, le=1)
     exclusive_predicates: list[str] = Field(
         default_factory=lambda: [
             "works_at",

@@ -6,7 +6,12 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from cortex_tui.cli import capture_commands, curation_commands, maintenance_commands
+from cortex_tui.cli import (
+    capture_commands,
+    curation_commands,
+    entity_commands,
+    maintenance_commands,
+)
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
 from cortex_tui.cli.context import CommandContext
@@ -36,6 +41,7 @@ COMMANDS: dict[str, Handler] = {
     "reembed": st.cmd_reembed,
     **curation_commands.HANDLERS,
     **capture_commands.HANDLERS,
+    **entity_commands.HANDLERS,
     **maintenance_commands.HANDLERS,
 }
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from cortex_tui.cli import capture_commands, curation_commands, maintenance_commands
+from cortex_tui.cli import (
+    capture_commands,
+    curation_commands,
+    entity_commands,
+    maintenance_commands,
+)
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
 
@@ -25,6 +30,7 @@ def build_parser() -> OneLineParser:
     _memory_commands(sub, common)
     _store_commands(sub, common)
     curation_commands.register(sub, common)
+    entity_commands.register(sub, common)
     capture_commands.register(sub, common)
     maintenance_commands.register(sub, common)
     return parser

@@ -23,6 +23,7 @@ from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.write_path import Judge, WritePath
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
+from cortex_tui.graph.service import GraphService
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.llm.factory import make_llm
 from cortex_tui.models import (
@@ -75,6 +76,7 @@ class LocalEngine:
             store, settings, clock, self._judge_for(self.llm, settings.llm.timeout)
         )
         self.curator = Curator(store, clock)
+        self.graph = GraphService(store, embedder, settings.graph, clock)
 
     # --- reading -------------------------------------------------------------------
 
@@ -214,7 +216,16 @@ class LocalEngine:
         return capturer.capture(text, project=project, session_id=session_id, source=source)
 
     def _remember_candidate(self, draft: MemoryDraft, candidate: Candidate) -> WriteResult:
-        return self.remember(draft)
+        """Write the draft, then link the memory that now holds it to its entities
+        (a duplicate's existing memory gains the links: re-mentions add, never wipe)."""
+        result = self.remember(draft)
+        if not (candidate.entities or candidate.relations):
+            return result
+        linked, _, _ = self.graph.link(result.memory, candidate.entities, candidate.relations)
+        if linked.entity_ids != result.memory.entity_ids:
+            self.store.update_memories([linked])
+        self._graph = None
+        return result.model_copy(update={"memory": linked})
 
     @staticmethod
     def _judge_for(llm: LLMClient | None, timeout: float) -> Judge | None:

@@ -17,7 +17,7 @@ from rapidfuzz import fuzz
 
 from cortex_tui.models import Entity, Relation
 
-_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_PUNCT = re.compile(r"[^\w\s+#]", re.UNICODE)  # keep C++ and C# apart from C
 _SPACE = re.compile(r"\s+")
 
 

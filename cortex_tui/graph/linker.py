@@ -68,12 +68,11 @@ class Linker:
     def mention(self, candidate: CandidateEntity) -> Entity:
         """The entity `candidate` names, created if new, with this memory linked to it
         and a new spelling of its name kept as an alias."""
+        candidate = candidate.model_copy(update={"name": candidate.name.strip()})
         resolution = self._resolver.resolve(candidate)
         vector: Matrix | None = None
         if resolution.entity is None:
-            entity = Entity(
-                name=candidate.name.strip(), type=candidate.type, created_at=self._clock()
-            )
+            entity = Entity(name=candidate.name, type=candidate.type, created_at=self._clock())
             vector = self._resolver.name_vector(candidate.name)
             self._new_vectors[entity.id] = vector
         else:

@@ -90,13 +90,19 @@ def index_path(
     summarize: Summarize | None = None,
     progress: Progress | None = None,
 ) -> IndexReport:
-    """Index a markdown file, or every markdown file under a folder."""
+    """Index a markdown file, or every markdown file under a folder.
+
+    Under a folder, a file's key is the folder's key plus the relative path, so every
+    chunk of the folder shares its source prefix (even a file in a nested repository).
+    """
+    project = project or None  # "" is no project, as `materialise` stores it
     root = path.expanduser().resolve()
     if root.is_dir():
-        files = markdown_files(root)
-        prefix = folder_prefix(file_key(root))
+        base = file_key(root)
+        keys = {f"{base}/{f.relative_to(root).as_posix()}": f for f in markdown_files(root)}
+        prefix = folder_prefix(base)
     elif root.is_file() and is_markdown(root):
-        files = [root]
+        keys = {file_key(root): root}
         prefix = file_prefix(file_key(root))
     elif root.exists():
         raise InvalidInputError(
@@ -104,16 +110,14 @@ def index_path(
         )
     else:
         raise InvalidInputError(f"{path} does not exist; give a markdown file or a folder")
-    keys = {file_key(f): f for f in files}
     tracked = _tracked(engine, prefix, project)
-    if not root.is_dir():  # `index:KEY@` also matches a sibling named "KEY@…"
-        tracked = {k: v for k, v in tracked.items() if k in keys}
-    run = _Run(engine, project, summarize, tracked)
     if root.is_dir():
-        for key in sorted(run.tracked.keys() - keys.keys()):
-            run.retire(run.tracked.pop(key).memories)
-            run.report.files_removed += 1
-            run.report.removed.append(key)
+        gone = sorted(tracked.keys() - keys.keys())
+    else:  # `index:KEY@` also matches a sibling file named "KEY@…"
+        tracked, gone = {k: v for k, v in tracked.items() if k in keys}, []
+    run = _Run(engine, project, summarize, tracked)
+    for key in gone:
+        run.remove_file(key)
     for done, (key, file) in enumerate(sorted(keys.items())):
         if progress:
             progress(done, len(keys), key)
@@ -184,6 +188,11 @@ class _Run:
         self.report.chunks_stored += len(chunks)
         self.report.summaries_stored += len(memories) - len(chunks)
 
+    def remove_file(self, key: str) -> None:
+        self.retire(self.tracked.pop(key).memories)
+        self.report.files_removed += 1
+        self.report.removed.append(key)
+
     def retire(self, memories: Sequence[Memory]) -> None:
         now = self.engine.clock()
         retired = [
@@ -206,6 +215,9 @@ class _Run:
         return self.engine.materialise(draft)
 
     def _summary(self, text: str, source: ChunkSource) -> Memory | None:
+        """The file's summary memory; None without a summarizer, when it fails (counted,
+        the chunks are stored anyway) or when the same text is already stored for
+        another file (which then owns the one memory)."""
         if self.summarize is None:
             return None
         try:

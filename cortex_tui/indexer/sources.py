@@ -1,10 +1,10 @@
 """Which files an index run reads, and how a chunk's `source` names its file and version.
 
 A chunk's source is `index:KEY@SHA#SLUG`:
-- KEY names the file the same way whatever the working directory and whether a file or
-  its folder was indexed: inside a git repository, the path from the repository's
-  parent folder (`cortex-tui/docs/setup.md`, so it reads as a path and two repositories'
-  READMEs stay apart); elsewhere the absolute path;
+- KEY names the file the same way whatever the working directory and whether the file
+  or a folder above it in the same repository was indexed: inside a git repository, the
+  path from the repository's parent folder (`cortex-tui/docs/setup.md`, so it reads as
+  a path and two repositories' READMEs stay apart); elsewhere the absolute path;
 - SHA is the first 12 hex digits of the SHA-256 of the file's bytes;
 - SLUG is the section's GitHub-style anchor (absent for text before the first heading).
 

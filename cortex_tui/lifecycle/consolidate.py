@@ -1,9 +1,9 @@
 """Consolidation: fold near-duplicate current memories into one, keeping the history.
 
 Duplicates are found with the store's own neighbour search over the vectors it already
-holds (`get_vectors` + `search_dense`, filtered to the same project, type and scope), so a run
-embeds nothing and never compares every pair in Python: one filtered query per memory
-that is not already part of a cluster.
+holds (`get_vectors` + `search_dense`, filtered to the same project, type and scope), so
+a run embeds nothing and never compares every pair in Python: one filtered query per
+memory that is not already part of a cluster.
 
 Clusters are stars, not chains: memories are visited best first (highest confidence,
 then most accessed, then oldest), and each unclaimed one claims its unclaimed neighbours

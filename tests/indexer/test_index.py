@@ -150,6 +150,12 @@ def test_removed_files_are_retired_when_their_folder_is_reindexed(
     assert {m.status for m in chunks(indexing, "sub/", current=False)} == {MemoryStatus.DELETED}
 
 
+def test_a_file_and_its_folder_are_tracked_alike(indexing: LocalEngine, docs: Path) -> None:
+    index_path(indexing, docs / "sub" / "notes.markdown", project="")
+    report = index_path(indexing, docs, project=None)
+    assert (report.files_unchanged, report.files_changed) == (1, 2)
+
+
 def test_projects_are_indexed_and_tracked_apart(indexing: LocalEngine, docs: Path) -> None:
     index_path(indexing, docs, project=None)
     report = index_path(indexing, docs, project="atlas")
