@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz
 
-from cortex_tui.models import Entity, Relation
+from cortex_tui.models import Entity, EntityType, Relation
 
 _PUNCT = re.compile(r"[^\w\s+#]", re.UNICODE)  # keep C++ and C# apart from C
 _SPACE = re.compile(r"\s+")
@@ -31,12 +31,17 @@ def normalise_name(name: str) -> str:
 class GraphIndex:
     def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]) -> None:
         self.entities: dict[str, Entity] = {e.id: e for e in entities}
-        self._names: list[tuple[str, str]] = []
+        self._names: list[tuple[str, str, bool]] = []  # (key, entity id, fuzzy allowed)
         for entity in self.entities.values():
             for name in (entity.name, *entity.aliases):
                 key = normalise_name(name)
                 if key:
-                    self._names.append((key, entity.id))
+                    self._names.append((key, entity.id, True))
+            if entity.type is EntityType.PERSON:
+                # People are mostly named by first (or last) name alone in a prompt.
+                for part in normalise_name(entity.name).split():
+                    if len(part) >= 3:
+                        self._names.append((part, entity.id, False))
         self._neighbours: dict[str, set[str]] = defaultdict(set)
         for relation in relations:
             if relation.valid_to is not None:
@@ -53,16 +58,18 @@ class GraphIndex:
 
         A name matches when it appears as whole words in the query, or, for names of
         four characters or more, when rapidfuzz's partial ratio reaches `threshold`
-        (catches "postgres" for "Postgres 16", "kubernetes" typed "kubernets").
+        (catches "postgres" for "Postgres 16", "kubernetes" typed "kubernets"). A
+        person also matches by one part of their name as a whole word ("Priya").
         """
         text = normalise_name(query)
         if not text:
             return set()
         padded = f" {text} "
         found: set[str] = set()
-        for key, entity_id in self._names:
-            named = f" {key} " in padded
-            if named or (len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold):
+        for key, entity_id, fuzzy in self._names:
+            if f" {key} " in padded:
+                found.add(entity_id)
+            elif fuzzy and len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold:
                 found.add(entity_id)
         return found
 

@@ -120,6 +120,9 @@ class GraphService:
                 raise AmbiguousIdError(f"{text!r} names several entities ({ids}); give an id")
             if named:
                 return named[0]
+        worded = [e for e in everything if key in normalise_name(e.name).split()]
+        if len(worded) == 1:  # "Priya" for "Priya Raman", when only one name has it
+            return worded[0]
         prefix = text.lower()
         if len(prefix) >= MIN_ID_PREFIX and _ID_PREFIX.match(prefix):
             matches = [e for e in everything if e.id.startswith(prefix)]

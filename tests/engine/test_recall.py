@@ -208,3 +208,18 @@ def test_local_engine_satisfies_the_engine_protocol(engine: LocalEngine) -> None
         name for name in dir(Engine) if not name.startswith("_") and not hasattr(engine, name)
     ]
     assert missing == []
+
+
+def test_people_are_found_by_first_name_in_the_graph_channel(engine: LocalEngine) -> None:
+    from cortex_tui.models import EntityType
+
+    memory_id = remember(engine, "Schema changes need an approval from the tech lead")
+    t = NOW - timedelta(days=1)
+    priya = Entity(name="Priya Raman", type=EntityType.PERSON, created_at=t, memory_ids=[memory_id])
+    mark = Entity(name="Mark Lee", type=EntityType.PERSON, created_at=t)
+    engine.insert_graph([priya, mark], [])
+    graph = engine.graph_index()
+    assert graph.entities_in("ask Priya about it", 88) == {priya.id}
+    assert graph.entities_in("the market is down", 88) == set()
+    response = engine.recall(RecallRequest(query="what does Priya approve", update_access=False))
+    assert response.results[0].breakdown.graph_hops == 1
