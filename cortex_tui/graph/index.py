@@ -67,9 +67,9 @@ class GraphIndex:
         padded = f" {text} "
         found: set[str] = set()
         for key, entity_id, fuzzy in self._names:
-            if f" {key} " in padded:
-                found.add(entity_id)
-            elif fuzzy and len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold:
+            whole_words = f" {key} " in padded
+            close = fuzzy and len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold
+            if whole_words or close:
                 found.add(entity_id)
         return found
 
