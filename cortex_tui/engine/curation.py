@@ -5,6 +5,7 @@ restore an old version. Each records a journal entry first, so `undo` can revers
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -59,27 +60,9 @@ class Curator:
             raise InvalidInputError(f"memory {keep_id} is not a member of group {group.id[:8]}")
         now = self._clock()
         journal.record(self._store, "resolve", now, before=group.members)
-        losers = [
-            m.model_copy(
-                update={
-                    "valid_to": now,
-                    "superseded_by_id": kept.id,
-                    "conflict_status": ConflictStatus.RESOLVED,
-                    "updated_at": now,
-                }
-            )
-            for m in group.members
-            if m.id != kept.id
-        ]
-        winner = kept.model_copy(
-            update={
-                "conflict_status": ConflictStatus.RESOLVED,
-                "updated_at": now,
-                "supersedes_id": kept.supersedes_id or (losers[0].id if losers else None),
-            }
-        )
-        self._store.update_memories([*losers, winner])
-        return winner
+        changed = retire_in_favour_of(kept, [m for m in group.members if m.id != kept.id], now)
+        self._store.update_memories(changed)
+        return changed[0]
 
     def merge(self, group_id: str, content: str, vector: Vector) -> Memory:
         """One new memory, written by a person, supersedes every member."""
@@ -170,3 +153,28 @@ class Curator:
             ]
         )
         return restored
+
+
+def retire_in_favour_of(winner: Memory, losers: list[Memory], now: datetime) -> list[Memory]:
+    """The winner and the losers of a conflict resolution as they must be written: the
+    losers superseded by the winner (so recall drops them for real), all marked resolved.
+    The winner comes first."""
+    retired = [
+        m.model_copy(
+            update={
+                "valid_to": now,
+                "superseded_by_id": winner.id,
+                "conflict_status": ConflictStatus.RESOLVED,
+                "updated_at": now,
+            }
+        )
+        for m in losers
+    ]
+    kept = winner.model_copy(
+        update={
+            "conflict_status": ConflictStatus.RESOLVED,
+            "updated_at": now,
+            "supersedes_id": winner.supersedes_id or (losers[0].id if losers else None),
+        }
+    )
+    return [kept, *retired]

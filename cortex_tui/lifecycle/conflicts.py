@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
+from cortex_tui.engine.curation import retire_in_favour_of
 from cortex_tui.models import ConflictStatus, Memory
 from cortex_tui.store.base import MemoryFilter, Store
 
@@ -69,25 +70,5 @@ def find_decisions(
 
 
 def resolve(decision: Decision, now: datetime) -> list[Memory]:
-    """The same writes as a person's `resolve`: losers superseded by the winner and
-    marked resolved (so recall drops them for real), the winner marked resolved."""
-    winner = decision.winner
-    losers = [
-        m.model_copy(
-            update={
-                "valid_to": now,
-                "superseded_by_id": winner.id,
-                "conflict_status": ConflictStatus.RESOLVED,
-                "updated_at": now,
-            }
-        )
-        for m in decision.losers
-    ]
-    kept = winner.model_copy(
-        update={
-            "conflict_status": ConflictStatus.RESOLVED,
-            "supersedes_id": winner.supersedes_id or decision.losers[0].id,
-            "updated_at": now,
-        }
-    )
-    return [kept, *losers]
+    """The same writes as a person's `resolve`."""
+    return retire_in_favour_of(decision.winner, decision.losers, now)

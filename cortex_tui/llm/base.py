@@ -104,3 +104,10 @@ def parse_retry_after(value: str | None) -> float | None:
         return float(value)
     except ValueError:
         return None
+
+
+def chat_messages(system: str, user: str) -> list[dict[str, str]]:
+    """Chat-API messages; an empty system prompt is left out rather than sent blank."""
+    messages = [{"role": "system", "content": system}] if system.strip() else []
+    messages.append({"role": "user", "content": user})
+    return messages

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from cortex_tui.llm.base import LLMError, Sleep, call_with_retries, process_semaphore
+from cortex_tui.llm.base import LLMError, Sleep, call_with_retries, chat_messages, process_semaphore
 from cortex_tui.llm.openai_compat import post_json
 
 DEFAULT_MODEL = "llama3.2"
@@ -42,8 +42,7 @@ class OllamaChatClient:
         return f"ollama:{self._model}"
 
     def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
-        messages = [{"role": "system", "content": system}] if system.strip() else []
-        messages.append({"role": "user", "content": user})
+        messages = chat_messages(system, user)
         payload = {
             "model": self._model,
             "messages": messages,

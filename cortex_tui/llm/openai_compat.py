@@ -20,6 +20,7 @@ from cortex_tui.llm.base import (
     RetryableLLMError,
     Sleep,
     call_with_retries,
+    chat_messages,
     parse_retry_after,
     process_semaphore,
 )
@@ -106,8 +107,7 @@ class OpenAICompatClient:
         return f"openai:{self._model}"
 
     def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
-        messages = [{"role": "system", "content": system}] if system.strip() else []
-        messages.append({"role": "user", "content": user})
+        messages = chat_messages(system, user)
         payload = {"model": self._model, "messages": messages, "max_tokens": max_tokens}
         answer = call_with_retries(
             lambda: post_json(
