@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Cli
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "eval"
+SHARED = Path(__file__).resolve().parent / "data" / "eval"  # copies of shared/eval
 
 
 @pytest.fixture
@@ -17,7 +17,6 @@ def onnx_cli(tmp_path: Path) -> Cli:
     return Cli(tmp_path / "home", embedder="onnx")
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="shared eval datasets not present")
 def test_shared_datasets_pass_with_the_offline_default(onnx_cli: Cli) -> None:
     """team-retrieval, knowledge-updates and conflicts-and-duplicates, no LLM."""
     r = onnx_cli("eval", str(SHARED), "--json")
