@@ -61,7 +61,12 @@ def cmd_import(ctx: CommandContext) -> int:
         path = Path(source)
         if not path.is_file():
             raise InvalidInputError(f"{path} is not a file; give the JSONL file an export wrote")
-        lines = path.read_text(encoding="utf-8").splitlines()
+        try:
+            lines = path.read_text(encoding="utf-8-sig").splitlines()
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(
+                f"{path} is not UTF-8 text (byte {exc.start}); give the JSONL an export wrote"
+            ) from None
     report = ctx.engine.import_lines(lines, skip_invalid=ctx.args.skip_invalid)
     text = (
         f"imported {report.memories} memories, {report.entities} entities, "

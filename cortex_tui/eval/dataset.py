@@ -121,7 +121,10 @@ def load_datasets(paths: list[Path]) -> list[Dataset]:
 
 
 def _load_file(path: Path) -> list[Dataset]:
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # tolerate a byte-order mark
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path} is not UTF-8 text (byte {exc.start})") from None
     if path.suffix == ".jsonl":
         return [
             _validate(_decode(line, path, number), f"{path}:{number}")

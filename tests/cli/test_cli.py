@@ -197,3 +197,15 @@ def test_conflict_curation_from_the_command_line(tmp_path: Path) -> None:
     assert len(json.loads(cli("conflicts", "--json").out)) == 1
     r = cli("resolve", group, "--keep", "deadbeef")
     assert r.code != 0 and "not a member" in r.err and r.err.count("\n") == 1
+
+
+def test_import_tolerates_a_bom_and_rejects_binary(cli: Cli, tmp_path: Path) -> None:
+    good = json.loads(cli("remember", "kept across the move", "--json").out)["memory"]
+    export = tmp_path / "bom.jsonl"
+    export.write_bytes(b"\xef\xbb\xbf" + json.dumps({"kind": "memory", "data": good}).encode())
+    other = Cli(tmp_path / "other")
+    assert json.loads(other("import", str(export), "--json").out)["memories"] == 1
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    r = other("import", str(binary))
+    assert r.code == 2 and "not UTF-8" in r.err and r.err.count("\n") == 1
