@@ -7,9 +7,17 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hook"] and len(args) > 1:
+        args = ["--hook", *args[1:]]
+    if "--hook" in args:
+        # The hook path never loads the CLI's command modules.
+        from cortex_tui.hooks.run import hook_main
+
+        return hook_main(args)
     from cortex_tui.cli.main import run
 
-    return run(argv)
+    return run(args)
 
 
 if __name__ == "__main__":

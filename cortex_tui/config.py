@@ -164,6 +164,15 @@ class LifecycleConfig(_Section):
     consolidate_threshold: float = Field(default=0.92, gt=0, le=1)
 
 
+class HooksConfig(_Section):
+    """Limits of the agent hooks: they run on every turn and must never hold it up."""
+
+    pre_timeout: float = Field(default=1.5, gt=0)
+    post_timeout: float = Field(default=20.0, gt=0)
+    min_prompt_chars: int = Field(default=3, ge=1)
+    max_query_chars: int = Field(default=2000, ge=10)
+
+
 class StoreConfig(_Section):
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
@@ -188,6 +197,7 @@ class Settings(BaseSettings):
     write: WritePathConfig = Field(default_factory=WritePathConfig)
     graph: GraphConfig = Field(default_factory=GraphConfig)
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
     profiles: dict[str, RecallWeights] = Field(default_factory=dict)
 
     @classmethod

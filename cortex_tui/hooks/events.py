@@ -1,0 +1,81 @@
+"""What the agent sent on stdin, parsed defensively into one shape.
+
+Claude Code sends JSON with `hook_event_name`; OpenClaw events carry `prompt` /
+`messages` without it; anything that is not a JSON object is plain text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Caller = Literal["claude", "openclaw", "plain"]
+
+
+@dataclass
+class HookEvent:
+    caller: Caller
+    event: str = ""
+    prompt: str = ""
+    cwd: str | None = None
+    session_id: str | None = None
+    transcript_path: str | None = None
+    source: str | None = None
+    stop_hook_active: bool = False
+    agent_id: str | None = None
+    last_assistant_message: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+def parse_event(raw: str) -> HookEvent:
+    text = raw.strip()
+    if not text.startswith("{"):
+        return HookEvent(caller="plain", prompt=text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return HookEvent(caller="plain", prompt=text)
+    if not isinstance(data, dict):
+        return HookEvent(caller="plain", prompt=text)
+    name = _str(data.get("hook_event_name") or data.get("hookEventName"))
+    if name:
+        return HookEvent(
+            caller="claude",
+            event=name,
+            prompt=_str(data.get("prompt")),
+            cwd=_str(data.get("cwd")) or None,
+            session_id=_str(data.get("session_id")) or None,
+            transcript_path=_str(data.get("transcript_path")) or None,
+            source=_str(data.get("source")) or None,
+            stop_hook_active=bool(data.get("stop_hook_active")),
+            agent_id=_str(data.get("agent_id")) or None,
+            last_assistant_message=_str(data.get("last_assistant_message")) or None,
+        )
+    messages = data.get("messages")
+    return HookEvent(
+        caller="openclaw",
+        event=_str(data.get("type") or data.get("event")),
+        prompt=_str(data.get("prompt")),
+        cwd=_str(data.get("cwd")) or None,
+        session_id=_str(data.get("sessionId") or data.get("session_id")) or None,
+        messages=[m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else [],
+    )
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """Text of an OpenClaw message: a string, or the `text` of its text blocks."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(block.get("text", ""))
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
+    return ""
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
