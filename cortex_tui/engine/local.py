@@ -6,12 +6,9 @@ one's validity; forgetting marks a memory deleted; only `purge` removes data.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from cortex_tui.capture.contradiction import Judgement, judge_offline
-from cortex_tui.capture.judge import judge_with_llm
 from cortex_tui.classify import classify
 from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import RecallWeights, Settings
@@ -20,15 +17,15 @@ from cortex_tui.engine import journal
 from cortex_tui.engine.capture import Capturer, CaptureReport
 from cortex_tui.engine.curation import ConflictGroup, Curator
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
-from cortex_tui.engine.write_path import Judge, WritePath
+from cortex_tui.engine.views import store_stats, version_chain
+from cortex_tui.engine.write_path import WritePath, llm_judge
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
-from cortex_tui.llm.base import LLMClient, LLMError
+from cortex_tui.llm.base import LLMClient
 from cortex_tui.llm.factory import make_llm
 from cortex_tui.models import (
     Candidate,
-    ConflictStatus,
     Entity,
     Explanation,
     ImportReport,
@@ -48,7 +45,6 @@ from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
 
-log = logging.getLogger(__name__)
 
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
@@ -73,7 +69,7 @@ class LocalEngine:
         )
         self.llm = llm if llm is not None else make_llm(settings.llm)
         self._write_path = WritePath(
-            store, settings, clock, self._judge_for(self.llm, settings.llm.timeout)
+            store, settings, clock, llm_judge(self.llm, settings.llm.timeout)
         )
         self.curator = Curator(store, clock)
         self.graph = GraphService(store, embedder, settings.graph, clock)
@@ -131,47 +127,10 @@ class LocalEngine:
 
     def history(self, memory_id: str) -> list[Memory]:
         """The version chain containing `memory_id`, oldest first."""
-        memory = self.get(memory_id)
-        chain = [memory]
-        seen = {memory.id}
-        while chain[0].supersedes_id and chain[0].supersedes_id not in seen:
-            older = self.store.get_memories([chain[0].supersedes_id])
-            if not older:
-                break
-            chain.insert(0, older[0])
-            seen.add(older[0].id)
-        while chain[-1].superseded_by_id and chain[-1].superseded_by_id not in seen:
-            newer = self.store.get_memories([chain[-1].superseded_by_id])
-            if not newer:
-                break
-            chain.append(newer[0])
-            seen.add(newer[0].id)
-        return chain
+        return version_chain(self.store, self.get(memory_id))
 
     def stats(self) -> Stats:
-        everything = MemoryFilter(current_only=False, statuses=None)
-        current = MemoryFilter()
-        return Stats(
-            total=self.store.count_memories(everything),
-            current=self.store.count_memories(current),
-            superseded=self.store.count_memories(everything)
-            - self.store.count_memories(MemoryFilter(current_only=True, statuses=None)),
-            deleted=self.store.count_memories(
-                MemoryFilter(current_only=False, statuses=[MemoryStatus.DELETED])
-            ),
-            active_conflicts=self.store.count_memories(
-                current.model_copy(update={"conflict_statuses": [ConflictStatus.ACTIVE]})
-            ),
-            by_type=self.store.facet_memories("type", current),
-            by_scope=self.store.facet_memories("scope", current),
-            by_project=self.store.facet_memories("project", current),
-            by_status=self.store.facet_memories("status", everything),
-            entities=len(self.store.all_entities()),
-            relations=len(self.store.all_relations()),
-            store=self.store.location,
-            embedder=self.store.meta.embedder,
-            dimension=self.store.meta.dimension,
-        )
+        return store_stats(self.store)
 
     def health(self) -> dict[str, Any]:
         probe = self.embedder.embed_query("health check")
@@ -227,25 +186,6 @@ class LocalEngine:
         self._graph = None
         return result.model_copy(update={"memory": linked})
 
-    @staticmethod
-    def _judge_for(llm: LLMClient | None, timeout: float) -> Judge | None:
-        """The LLM's judgement when one is configured, the offline one when it fails."""
-        if llm is None:
-            return None
-        client = llm
-
-        def judge(old: str, new: str) -> Judgement:
-            try:
-                verdict = judge_with_llm(client, new, old, timeout=timeout)
-            except LLMError as exc:
-                log.warning("LLM judge failed, using the offline judge: %s", exc)
-                return judge_offline(old, new)
-            return Judgement(
-                "distinct" if verdict == "unrelated" else verdict, f"{client.name} says {verdict}"
-            )
-
-        return judge
-
     def conflicts(self) -> list[ConflictGroup]:
         return self.curator.conflicts()
 
@@ -273,8 +213,7 @@ class LocalEngine:
 
     def materialise(self, draft: MemoryDraft) -> Memory:
         """A full `Memory` from a draft: defaults, classification, clock."""
-        content = " ".join(draft.content.split()) if "\n" not in draft.content else draft.content
-        content = content.strip()
+        content = draft.content.strip()
         if not content:
             raise InvalidInputError("memory content is empty; give the text to remember")
         now = self.clock()

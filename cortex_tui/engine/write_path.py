@@ -18,10 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cortex_tui.capture.contradiction import Judgement, judge_offline
+from cortex_tui.capture.judge import judge_with_llm
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.embed.base import Matrix
 from cortex_tui.engine import journal
+from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.models import (
     ConflictStatus,
     Memory,
@@ -184,3 +186,21 @@ def _explicitly_later(new: Memory, old: Memory) -> bool:
     """The new statement carries its own validity time (a `valid_at` from extraction),
     and it is later than the old one's: a contradiction that says which is newer."""
     return new.valid_from != new.created_at and new.valid_from > old.valid_from
+
+
+def llm_judge(llm: LLMClient | None, timeout: float) -> Judge | None:
+    """The LLM's judgement when one is configured; the offline one when a call fails."""
+    if llm is None:
+        return None
+    client = llm
+
+    def judge(old: str, new: str) -> Judgement:
+        try:
+            verdict = judge_with_llm(client, new, old, timeout=timeout)
+        except LLMError as exc:
+            log.warning("LLM judge failed, using the offline judge: %s", exc)
+            return judge_offline(old, new)
+        kind = "distinct" if verdict == "unrelated" else verdict
+        return Judgement(kind, f"{client.name} says {verdict}")
+
+    return judge

@@ -1,0 +1,51 @@
+"""Read-only views over a store: version chains and counts."""
+
+from __future__ import annotations
+
+from cortex_tui.models import ConflictStatus, Memory, MemoryStatus, Stats
+from cortex_tui.store.base import MemoryFilter, Store
+
+
+def version_chain(store: Store, memory: Memory) -> list[Memory]:
+    """The version chain containing `memory`, oldest first, walked both ways."""
+    chain = [memory]
+    seen = {memory.id}
+    while chain[0].supersedes_id and chain[0].supersedes_id not in seen:
+        older = store.get_memories([chain[0].supersedes_id])
+        if not older:
+            break
+        chain.insert(0, older[0])
+        seen.add(older[0].id)
+    while chain[-1].superseded_by_id and chain[-1].superseded_by_id not in seen:
+        newer = store.get_memories([chain[-1].superseded_by_id])
+        if not newer:
+            break
+        chain.append(newer[0])
+        seen.add(newer[0].id)
+    return chain
+
+
+def store_stats(store: Store) -> Stats:
+    everything = MemoryFilter(current_only=False, statuses=None)
+    current = MemoryFilter()
+    total = store.count_memories(everything)
+    return Stats(
+        total=total,
+        current=store.count_memories(current),
+        superseded=total - store.count_memories(MemoryFilter(statuses=None)),
+        deleted=store.count_memories(
+            MemoryFilter(current_only=False, statuses=[MemoryStatus.DELETED])
+        ),
+        active_conflicts=store.count_memories(
+            current.model_copy(update={"conflict_statuses": [ConflictStatus.ACTIVE]})
+        ),
+        by_type=store.facet_memories("type", current),
+        by_scope=store.facet_memories("scope", current),
+        by_project=store.facet_memories("project", current),
+        by_status=store.facet_memories("status", everything),
+        entities=len(store.all_entities()),
+        relations=len(store.all_relations()),
+        store=store.location,
+        embedder=store.meta.embedder,
+        dimension=store.meta.dimension,
+    )
