@@ -45,7 +45,6 @@ from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
 
-
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
 
