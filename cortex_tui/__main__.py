@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["hook"] and len(args) > 1:
+    if args[:1] == ["hook"] and args[1:2] in (["pre"], ["post"]):
         args = ["--hook", *args[1:]]
     if "--hook" in args:
         # The hook path never loads the CLI's command modules.

@@ -10,6 +10,7 @@ from cortex_tui.cli import (
     capture_commands,
     curation_commands,
     entity_commands,
+    hook_commands,
     maintenance_commands,
 )
 from cortex_tui.cli import memory_commands as mem
@@ -43,6 +44,7 @@ COMMANDS: dict[str, Handler] = {
     **capture_commands.HANDLERS,
     **entity_commands.HANDLERS,
     **maintenance_commands.HANDLERS,
+    **hook_commands.HANDLERS,
 }
 
 INTERNAL_ERROR = 70

@@ -8,6 +8,7 @@ from cortex_tui.cli import (
     capture_commands,
     curation_commands,
     entity_commands,
+    hook_commands,
     maintenance_commands,
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
@@ -33,6 +34,7 @@ def build_parser() -> OneLineParser:
     entity_commands.register(sub, common)
     capture_commands.register(sub, common)
     maintenance_commands.register(sub, common)
+    hook_commands.register(sub, common)
     return parser
 
 

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cortex_tui.clock import Clock
 from cortex_tui.config import FusionMode, RecallConfig, RecallWeights
 from cortex_tui.embed.base import Embedder, Matrix
@@ -23,6 +25,7 @@ from cortex_tui.recall.fusion import relevance
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.recall.scoring import (
     Evidence,
+    Multipliers,
     QueryContext,
     Score,
     breakdown,
@@ -189,9 +192,11 @@ class Recaller:
         missing = [c.memory.id for c in pool.candidates.values() if c.cosine is None]
         if not missing:
             return
-        restricted = flt.model_copy(update={"ids": missing})
-        for hit in self._store.search_dense(vector, restricted, len(missing)):
-            pool.candidates[hit.memory.id].cosine = hit.score
+        # Stored vectors and one dot product each: cheaper than a second filtered search
+        # that would parse every payload again.
+        query = np.asarray(vector, dtype=np.float32)
+        for memory_id, stored in self._store.get_vectors(missing).items():
+            pool.candidates[memory_id].cosine = float(np.dot(query, np.asarray(stored)))
 
     def _rank(self, request: RecallRequest, pool: _Pool) -> list[_Ranked]:
         """Every candidate scored with plain floats, best first (ties: cosine, then id)."""
@@ -203,6 +208,7 @@ class Recaller:
         max_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0)
         channels = 1 + bool(config.lexical_candidates) + bool(config.graph_candidates)
         present = set(pool.candidates)
+        multipliers = Multipliers.of(config)
         ranked: list[_Ranked] = []
         for c in candidates:
             cosine = c.cosine or 0.0
@@ -231,6 +237,7 @@ class Recaller:
                 config,
                 weights,
                 successor_present=c.memory.superseded_by_id in present,
+                multipliers=multipliers,
             )
             ranked.append(_Ranked(c.memory, evidence, result, mode))
         ranked.sort(key=lambda r: (-r.score.final, -r.evidence.cosine, r.memory.id))

@@ -71,20 +71,33 @@ def reinforcement(reinforced_count: int, divisor: float) -> float:
     return min(1.0, math.log2(1 + reinforced_count) / divisor)
 
 
-def type_signal(memory: Memory, config: RecallConfig) -> float:
-    multipliers = config.type_multipliers.model_dump()
-    return float(multipliers[memory.type.value]) / float(max(multipliers.values()))
+@dataclass(frozen=True, slots=True)
+class Multipliers:
+    """Type and scope multipliers divided by their largest value, computed once a query."""
+
+    type: dict[str, float]
+    scope: dict[str, float]
+
+    @classmethod
+    def of(cls, config: RecallConfig) -> Multipliers:
+        types = config.type_multipliers.model_dump()
+        scopes = config.scope_multipliers.model_dump()
+        top_type, top_scope = max(types.values()), max(scopes.values())
+        return cls(
+            type={name: value / top_type for name, value in types.items()},
+            scope={name: value / top_scope for name, value in scopes.items()},
+        )
 
 
-def scope_signal(memory: Memory, project: str | None, config: RecallConfig) -> float:
-    m = config.scope_multipliers
+def type_signal(memory: Memory, multipliers: Multipliers) -> float:
+    return multipliers.type[memory.type.value]
+
+
+def scope_signal(memory: Memory, project: str | None, multipliers: Multipliers) -> float:
     if memory.scope is Scope.PROJECT:
-        value = m.project_match if project and memory.project == project else m.project_other
-    else:
-        value = {Scope.PERMANENT: m.permanent, Scope.SESSION: m.session, Scope.TTL: m.ttl}[
-            memory.scope
-        ]
-    return float(value) / float(max(m.model_dump().values()))
+        matches = bool(project) and memory.project == project
+        return multipliers.scope["project_match" if matches else "project_other"]
+    return multipliers.scope[memory.scope.value]
 
 
 def confidence_signal(confidence: float, config: RecallConfig) -> float:
@@ -133,13 +146,15 @@ def score(
     weights: dict[str, float],
     *,
     successor_present: bool,
+    multipliers: Multipliers | None = None,
 ) -> Score:
+    tables = multipliers or Multipliers.of(config)
     raw = {
         "similarity": max(0.0, min(1.0, evidence.relevance)),
         "recency": recency(memory, ctx.now, config.recency_half_life_hours),
         "frequency": frequency(memory.access_count, config.frequency_log_divisor),
-        "type": type_signal(memory, config),
-        "scope": scope_signal(memory, ctx.project, config),
+        "type": type_signal(memory, tables),
+        "scope": scope_signal(memory, ctx.project, tables),
         "confidence": confidence_signal(memory.confidence, config),
         "reinforcement": reinforcement(memory.reinforced_count, config.reinforcement_log_divisor),
         "tag_affinity": tag_affinity(memory.tags, ctx),
