@@ -187,6 +187,9 @@ class RecallResult(_Model):
     score: float
     breakdown: ScoreBreakdown
     conflicts_with: list[str] = Field(default_factory=list)
+    reranked_from: int | None = Field(
+        default=None, description="rank before the LLM re-ranked a close top-4"
+    )
 
 
 class RecallResponse(_Model):

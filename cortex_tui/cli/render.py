@@ -48,8 +48,9 @@ def memory_detail(memory: Memory) -> str:
 
 
 def result_line(result: RecallResult, now: datetime) -> str:
+    moved = f"  (LLM re-rank: was #{result.reranked_from})" if result.reranked_from else ""
     return (
-        f"{result.rank:>3}. {result.score:.4f}  {memory_header(result.memory, now)}\n"
+        f"{result.rank:>3}. {result.score:.4f}  {memory_header(result.memory, now)}{moved}\n"
         f"      {result.memory.content}"
     )
 

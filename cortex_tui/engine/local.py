@@ -63,10 +63,10 @@ class LocalEngine:
         self.embedder = embedder
         self.clock = clock
         self._graph: GraphIndex | None = None
-        self._recaller = Recaller(
-            store, embedder, settings.recall, clock, self.graph_index, self.weights
-        )
         self.llm = llm if llm is not None else make_llm(settings.llm)
+        self._recaller = Recaller(
+            store, embedder, settings.recall, clock, self.graph_index, self.weights, self.llm
+        )
         self._write_path = WritePath(
             store, settings, clock, llm_judge(self.llm, settings.llm.timeout)
         )

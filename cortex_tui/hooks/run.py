@@ -125,6 +125,7 @@ def _pre(event: HookEvent, settings: Settings, text_format: bool) -> str:
                 query=prompt[: settings.hooks.max_query_chars],
                 project=project_for(event.cwd),
                 max_chars=CLAUDE_CONTEXT_CAP - 200,
+                rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
             )
         )
     finally:

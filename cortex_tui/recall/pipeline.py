@@ -19,10 +19,12 @@ from cortex_tui.config import FusionMode, RecallConfig, RecallWeights
 from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.format import format_context
 from cortex_tui.graph.index import GraphIndex
+from cortex_tui.llm.base import LLMClient
 from cortex_tui.models import ChannelHit, Explanation, Memory, RecallResponse, RecallResult
 from cortex_tui.recall.exclusion import exclusion_reason
 from cortex_tui.recall.fusion import relevance
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.recall.rerank import rerank
 from cortex_tui.recall.scoring import (
     Evidence,
     Multipliers,
@@ -68,6 +70,7 @@ class Recaller:
         clock: Clock,
         graph: Callable[[], GraphIndex],
         weights_for: Callable[[str | None], RecallWeights],
+        llm: LLMClient | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -75,6 +78,7 @@ class Recaller:
         self._clock = clock
         self._graph = graph
         self._weights_for = weights_for
+        self._llm = llm
 
     def recall(self, request: RecallRequest) -> RecallResponse:
         started = time.perf_counter()
@@ -84,6 +88,11 @@ class Recaller:
         pool = self._gather(request, flt, vector, self._config.dense_candidates)
         ranked = self._rank(request, pool)
         results = [r.result(rank) for rank, r in enumerate(ranked[:limit], 1)]
+        if self._llm is not None:
+            budget = request.rerank_budget_ms
+            if budget is None:
+                budget = self._config.rerank_budget_ms_interactive
+            results = rerank(self._llm, request.query, results, self._config.rerank_spread, budget)
         context = format_context(
             results,
             self._clock(),

@@ -25,6 +25,9 @@ class RecallRequest(BaseModel):
     profile: str | None = None
     weights: RecallWeights | None = None
     fusion: FusionMode | None = None
+    rerank_budget_ms: int | None = Field(
+        default=None, ge=0, description="LLM re-rank budget; None = the interactive default"
+    )
 
     def memory_filter(self) -> MemoryFilter:
         return MemoryFilter(
