@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -27,12 +28,26 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="report what would change and change nothing"
     )
+    sub.add_parser(
+        "optimize",
+        parents=[common],
+        help="build the store's vector index (slow: minutes at 100k; speeds up large stores)",
+    )
     p = sub.add_parser("index", parents=[common], help="store markdown documentation as memories")
     p.add_argument("path", help="a markdown file, or a folder searched recursively")
     p.add_argument("--project", help="store the chunks as this project's memories")
     p.add_argument(
         "--summarize", action="store_true", help="also store an LLM summary of each changed file"
     )
+
+
+def cmd_optimize(ctx: CommandContext) -> int:
+    """HNSW is built only here, never on a hook or recall path (see the store notes)."""
+    started = time.perf_counter()
+    ctx.engine.store.optimize()
+    seconds = round(time.perf_counter() - started, 1)
+    ctx.emit({"seconds": seconds}, f"optimized the store in {seconds} s")
+    return 0
 
 
 def cmd_lifecycle(ctx: CommandContext) -> int:
@@ -121,4 +136,5 @@ def _index_text(report: IndexReport) -> str:
 HANDLERS: dict[str, Callable[[CommandContext], int]] = {
     "lifecycle": cmd_lifecycle,
     "index": cmd_index,
+    "optimize": cmd_optimize,
 }

@@ -209,3 +209,14 @@ def test_import_tolerates_a_bom_and_rejects_binary(cli: Cli, tmp_path: Path) -> 
     binary.write_bytes(b"\xff\xfe\x00garbage")
     r = other("import", str(binary))
     assert r.code == 2 and "not UTF-8" in r.err and r.err.count("\n") == 1
+
+
+def test_optimize_keeps_every_memory_recallable(cli: Cli) -> None:
+    for i in range(30):
+        cli("remember", f"fact number {i} about the release train", "--json")
+    r = cli("optimize", "--json")
+    assert r.code == 0 and json.loads(r.out)["seconds"] >= 0
+    stats = json.loads(cli("stats", "--json").out)
+    assert stats["current"] == 30
+    found = json.loads(cli("recall", "fact number 7", "--json", "--limit", "3").out)
+    assert "fact number 7 " in found["results"][0]["memory"]["content"] + " "
