@@ -276,6 +276,9 @@ class Stats(_Model):
     store: str
     embedder: str
     dimension: int
+    top_entities: dict[str, int] = Field(
+        default_factory=dict, description="most mentioned entity names -> mentions"
+    )
 
 
 class MemoryPage(_Model):

@@ -18,7 +18,7 @@ from typing import Any
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import ConfigError, InvalidInputError
-from cortex_tui.hooks import install as hooks_install
+from cortex_tui.integrations import claude_code as hooks_install
 
 SCOPES = ["user", "project", "local"]
 

@@ -51,12 +51,7 @@ def cmd_optimize(ctx: CommandContext) -> int:
 
 
 def cmd_lifecycle(ctx: CommandContext) -> int:
-    from cortex_tui.lifecycle import run_lifecycle
-
-    engine = ctx.engine
-    report = run_lifecycle(
-        engine.store, engine.settings.lifecycle, engine.clock(), dry_run=ctx.args.dry_run
-    )
+    report = ctx.engine.lifecycle(dry_run=ctx.args.dry_run)
     ctx.emit(report, _lifecycle_text(report))
     return 0
 

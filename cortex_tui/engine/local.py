@@ -7,21 +7,23 @@ one's validity; forgetting marks a memory deleted; only `purge` removes data.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from cortex_tui.classify import classify
 from cortex_tui.clock import Clock, system_clock
-from cortex_tui.config import RecallWeights, Settings
+from cortex_tui.config import RecallWeights, Settings, save_setting
+from cortex_tui.curation import journal
+from cortex_tui.curation.groups import ConflictGroup, Curator
 from cortex_tui.embed.base import Embedder
-from cortex_tui.engine import journal
 from cortex_tui.engine.capture import Capturer, CaptureReport
-from cortex_tui.engine.curation import ConflictGroup, Curator
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
-from cortex_tui.engine.views import store_stats, version_chain
+from cortex_tui.engine.views import activity, store_stats, version_chain
 from cortex_tui.engine.write_path import WritePath, llm_judge
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
+from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.llm.factory import make_llm
 from cortex_tui.models import (
@@ -47,6 +49,7 @@ from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
 
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
+MAX_ACTIVITY_DAYS = 3660
 
 
 class LocalEngine:
@@ -77,6 +80,25 @@ class LocalEngine:
 
     def weights(self, profile: str | None) -> RecallWeights:
         return self.settings.weight_profile(profile)
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    def weight_profiles(self) -> dict[str, RecallWeights]:
+        return {"default": self.settings.recall.weights, **self.settings.profiles}
+
+    def save_weight_profile(self, name: str, weights: RecallWeights) -> None:
+        name = name.strip()
+        if not name or not name.replace("-", "").replace("_", "").isalnum():
+            raise InvalidInputError(
+                f"profile name {name!r} must be letters, digits, - or _ (e.g. precise)"
+            )
+        key = "recall.weights" if name == "default" else f"profiles.{name}"
+        save_setting(self.settings.home, key, weights.model_dump())
+        if name == "default":
+            self.settings.recall.weights = weights
+        else:
+            self.settings.profiles = {**self.settings.profiles, name: weights}
 
     def graph_index(self) -> GraphIndex:
         if self._graph is None:
@@ -130,6 +152,17 @@ class LocalEngine:
 
     def stats(self) -> Stats:
         return store_stats(self.store)
+
+    def activity(self, days: int = 30) -> dict[str, int]:
+        if not 1 <= days <= MAX_ACTIVITY_DAYS:
+            raise InvalidInputError(f"days must be between 1 and {MAX_ACTIVITY_DAYS}, got {days}")
+        return activity(self.store, self.clock(), days)
+
+    def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
+        report = run_lifecycle(self.store, self.settings.lifecycle, self.clock(), dry_run=dry_run)
+        if report.changed:
+            self._graph = None
+        return report
 
     def health(self) -> dict[str, Any]:
         probe = self.embedder.embed_query("health check")

@@ -1,16 +1,24 @@
 """The `Engine` protocol: the one seam every surface (CLI, hooks, service, TUI) talks to.
 
-Two implementations share it: `LocalEngine` in the calling process, and later a thin
-client of the local service with the same methods and the same pydantic models.
+Two implementations share it: `LocalEngine` in the calling process, and `RemoteEngine`,
+a client of the local service with the same methods and the same pydantic models. A
+surface that types against this protocol works unchanged against either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Protocol
+from datetime import datetime
+from typing import Any, Protocol
 
-from cortex_tui.engine.curation import ConflictGroup
+from cortex_tui.config import RecallWeights
+from cortex_tui.curation.groups import ConflictGroup
+from cortex_tui.engine.capture import CaptureReport
+from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
+from cortex_tui.lifecycle.report import LifecycleReport
 from cortex_tui.models import (
+    Entity,
+    EntityType,
     Explanation,
     ImportReport,
     Memory,
@@ -26,8 +34,44 @@ from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
 
 
+class EntityGraph(Protocol):
+    """The entity graph as a person curates it; `ref` may be an id, id prefix or name."""
+
+    def list_entities(
+        self, type: EntityType | None = None, limit: int = 50, offset: int = 0
+    ) -> EntityPage: ...
+
+    def get(self, ref: str) -> Entity: ...
+
+    def search(self, text: str, limit: int = 10) -> list[EntityMatch]: ...
+
+    def neighbourhood(self, entity_id: str, hops: int = 2) -> Neighbourhood: ...
+
+    def merge(self, source_id: str, into_id: str) -> Entity: ...
+
+    def add_alias(self, entity_id: str, alias: str) -> Entity: ...
+
+    def rename(self, entity_id: str, name: str) -> Entity: ...
+
+
 class Engine(Protocol):
+    @property
+    def graph(self) -> EntityGraph: ...
+
+    def now(self) -> datetime:
+        """The engine's clock (frozen in tests and screenshots); ages are measured from it."""
+        ...
+
     def remember(self, draft: MemoryDraft) -> WriteResult: ...
+
+    def capture(
+        self,
+        text: str,
+        *,
+        project: str | None = None,
+        session_id: str | None = None,
+        source: str = "capture",
+    ) -> CaptureReport: ...
 
     def recall(self, request: RecallRequest) -> RecallResponse: ...
 
@@ -36,6 +80,8 @@ class Engine(Protocol):
     def get(self, memory_id: str) -> Memory:
         """By full id or an unambiguous prefix."""
         ...
+
+    def resolve_id(self, prefix: str) -> str: ...
 
     def list_memories(
         self, flt: MemoryFilter, limit: int = 50, offset: str | None = None
@@ -77,12 +123,26 @@ class Engine(Protocol):
 
     def undo(self, count: int = 1) -> list[JournalEntry]: ...
 
+    def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport: ...
+
+    def weight_profiles(self) -> dict[str, RecallWeights]:
+        """ "default" (recall.weights) first, then the named profiles of the config."""
+        ...
+
+    def save_weight_profile(self, name: str, weights: RecallWeights) -> None:
+        """Write the profile to config.toml and use it from now on."""
+        ...
+
     def stats(self) -> Stats: ...
+
+    def activity(self, days: int = 30) -> dict[str, int]:
+        """Memories created per day (ISO date -> count) over the last `days` days."""
+        ...
 
     def export(self) -> Iterator[str]: ...
 
     def import_lines(self, lines: Iterable[str], *, skip_invalid: bool = False) -> ImportReport: ...
 
-    def health(self) -> dict[str, object]: ...
+    def health(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...

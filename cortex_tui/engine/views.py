@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from cortex_tui.models import ConflictStatus, Memory, MemoryStatus, Stats
 from cortex_tui.store.base import MemoryFilter, Store
+
+TOP_ENTITIES = 10
 
 
 def version_chain(store: Store, memory: Memory) -> list[Memory]:
@@ -29,6 +33,8 @@ def store_stats(store: Store) -> Stats:
     everything = MemoryFilter(current_only=False, statuses=None)
     current = MemoryFilter()
     total = store.count_memories(everything)
+    entities = store.all_entities()
+    busiest = sorted(entities, key=lambda e: (-len(e.memory_ids), e.name.casefold()))
     return Stats(
         total=total,
         current=store.count_memories(current),
@@ -43,9 +49,22 @@ def store_stats(store: Store) -> Stats:
         by_scope=store.facet_memories("scope", current),
         by_project=store.facet_memories("project", current),
         by_status=store.facet_memories("status", everything),
-        entities=len(store.all_entities()),
+        entities=len(entities),
         relations=len(store.all_relations()),
         store=store.location,
         embedder=store.meta.embedder,
         dimension=store.meta.dimension,
+        top_entities={e.name: len(e.memory_ids) for e in busiest[:TOP_ENTITIES] if e.memory_ids},
     )
+
+
+def activity(store: Store, now: datetime, days: int) -> dict[str, int]:
+    """Memories created per day over the last `days` days (oldest first, zeros kept), so
+    a sparkline of it shows quiet days as gaps rather than hiding them."""
+    start = (now - timedelta(days=days - 1)).date()
+    counts = {(start + timedelta(days=i)).isoformat(): 0 for i in range(days)}
+    for memory in store.iter_memories(MemoryFilter(current_only=False, statuses=None)):
+        day = memory.created_at.astimezone(now.tzinfo).date().isoformat()
+        if day in counts:
+            counts[day] += 1
+    return counts

@@ -21,8 +21,8 @@ from cortex_tui.capture.contradiction import Judgement, judge_offline
 from cortex_tui.capture.judge import judge_with_llm
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
+from cortex_tui.curation import journal
 from cortex_tui.embed.base import Matrix
-from cortex_tui.engine import journal
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.models import (
     ConflictStatus,

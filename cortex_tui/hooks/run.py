@@ -16,11 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from cortex_tui.engine.spool import Offsets, Spool, turn_key
 from cortex_tui.hooks.context import project_for, safe_name
 from cortex_tui.hooks.events import HookEvent, message_text, parse_event
 from cortex_tui.hooks.logs import hook_logger
 from cortex_tui.hooks.output import CLAUDE_CONTEXT_EVENTS, render
-from cortex_tui.hooks.spool import Offsets, Spool, turn_key
 
 if TYPE_CHECKING:
     from cortex_tui.config import Settings

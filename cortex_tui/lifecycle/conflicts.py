@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from cortex_tui.engine.curation import retire_in_favour_of
+from cortex_tui.curation.groups import retire_in_favour_of
 from cortex_tui.models import ConflictStatus, Memory
 from cortex_tui.store.base import MemoryFilter, Store
 

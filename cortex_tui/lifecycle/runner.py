@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from cortex_tui.config import LifecycleConfig
-from cortex_tui.engine import journal
+from cortex_tui.curation import journal
 from cortex_tui.lifecycle import conflicts, consolidate
 from cortex_tui.lifecycle.report import LifecycleReport, Merge, Resolution
 from cortex_tui.models import Memory, MemoryStatus, Scope

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.engine.spool import Spool, turn_key
 from cortex_tui.hooks.context import safe_name
-from cortex_tui.hooks.spool import Spool, turn_key
 
 
 def hook(

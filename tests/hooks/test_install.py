@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cortex_tui.hooks import install as hi
+from cortex_tui.integrations import claude_code as hi
 from tests.conftest import Cli
 
 OUR_PRE = {"type": "command", "command": "cortex-tui --hook pre", "timeout": 10}

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from cortex_tui.engine import journal
+from cortex_tui.curation import journal
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
 from cortex_tui.lifecycle.consolidate import NEIGHBOURS

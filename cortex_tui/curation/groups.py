@@ -10,7 +10,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from cortex_tui.clock import Clock
-from cortex_tui.engine import journal
+from cortex_tui.curation import journal
 from cortex_tui.errors import InvalidInputError, NotFoundError
 from cortex_tui.models import ConflictStatus, Memory, new_id
 from cortex_tui.store.base import MemoryFilter, Store, Vector

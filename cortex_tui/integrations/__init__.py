@@ -1,0 +1,1 @@
+"""Wiring cortex-tui into agents: their settings files, written safely."""
