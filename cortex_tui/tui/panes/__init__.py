@@ -1,0 +1,1 @@
+"""The app's modes, one module each; `base` holds what they share."""

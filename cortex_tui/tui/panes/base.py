@@ -1,0 +1,86 @@
+"""What every pane shares: the engine, engine calls off the UI thread, and navigation.
+
+Panes never call the engine on the UI thread: `call_engine` runs the call in a thread
+worker and delivers the result back on the UI thread, or a notification with the
+reason when the engine refuses (a `CortexError` carries a one-line, user-facing fix).
+Panes talk to each other only through the messages below, which the app routes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, TypeVar
+
+from textual.containers import Vertical
+from textual.message import Message
+from textual.worker import Worker, get_current_worker
+
+from cortex_tui.engine.protocol import Engine
+from cortex_tui.errors import CortexError
+
+T = TypeVar("T")
+
+
+class OpenHistory(Message):
+    """Show the version chain of `memory_id` in the History pane."""
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+
+
+class ExplainMemory(Message):
+    """Ask the Recall pane's "why not?" where `memory_id` ranks for the current query."""
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+
+
+class StoreChanged(Message):
+    """Something was written (a resolve, an edit, an undo): panes showing data reload."""
+
+
+class Pane(Vertical):
+    """One mode of the app. Subclasses set `pane_id`, `title` and `key` (a number key)."""
+
+    pane_id: ClassVar[str]
+    title: ClassVar[str]
+    key: ClassVar[str]
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(id=self.pane_id, classes="pane")
+        self.engine = engine
+
+    def reload(self) -> None:
+        """Fetch this pane's data again; called when shown and after `StoreChanged`."""
+
+    def call_engine(
+        self,
+        call: Callable[[], T],
+        done: Callable[[T], None],
+        *,
+        name: str,
+        exclusive: bool = True,
+    ) -> Worker[None]:
+        """Run `call` in a thread worker; `done(result)` then runs on the UI thread.
+
+        `exclusive` cancels an older call of the same `name` (a stale recall must not
+        overwrite a newer one). A `CortexError` becomes an error notification; anything
+        else is a bug and is also shown, with its type, instead of killing the app.
+        """
+
+        def job() -> None:
+            try:
+                result = call()
+            except CortexError as exc:
+                self.app.call_from_thread(self.notify, str(exc), severity="error", title=name)
+                return
+            except Exception as exc:
+                message = f"{type(exc).__name__}: {exc}"
+                self.app.call_from_thread(self.notify, message, severity="error", title=name)
+                return
+            if not get_current_worker().is_cancelled:
+                self.app.call_from_thread(done, result)
+
+        return self.run_worker(job, name=name, group=name, thread=True, exclusive=exclusive)
