@@ -15,6 +15,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cortex_tui.hooks.run import hook_main
 
         return hook_main(args)
+    if args[:1] == ["serve"]:
+        from cortex_tui.server.main import serve_main
+
+        return serve_main(args[1:])
     from cortex_tui.cli.main import run
 
     return run(args)
