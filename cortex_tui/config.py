@@ -20,16 +20,7 @@ from pydantic_settings import (
 )
 
 from cortex_tui.errors import ConfigError
-
-
-def default_home() -> Path:
-    """`CORTEX_HOME`, else the platform's user-data directory."""
-    explicit = os.environ.get("CORTEX_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    from platformdirs import user_data_path
-
-    return user_data_path("cortex-tui", appauthor=False)
+from cortex_tui.paths import default_home
 
 
 class _Section(BaseModel):
@@ -173,6 +164,18 @@ class HooksConfig(_Section):
     max_query_chars: int = Field(default=2000, ge=10)
 
 
+class ServiceConfig(_Section):
+    """The local service that owns the store (`cortex-tui serve`)."""
+
+    idle_timeout: float = Field(
+        default=3600.0, ge=0, description="seconds without a request before it exits; 0: never"
+    )
+    start_wait: float = Field(
+        default=30.0, gt=0, description="how long the CLI and TUI wait for a starting service"
+    )
+    context_cache_size: int = Field(default=256, ge=0)
+
+
 class StoreConfig(_Section):
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
@@ -198,6 +201,11 @@ class Settings(BaseSettings):
     graph: GraphConfig = Field(default_factory=GraphConfig)
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
+    daemon: bool = Field(
+        default=True,
+        description="reach the engine through the local service (CORTEX_DAEMON=0: in-process)",
+    )
     profiles: dict[str, RecallWeights] = Field(default_factory=dict)
 
     @classmethod

@@ -29,6 +29,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if key.startswith("CORTEX_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("CORTEX_HOME", str(tmp_path / "default-home"))
+    # In-process unless a test starts the service on purpose (tests/server).
+    monkeypatch.setenv("CORTEX_DAEMON", "0")
 
 
 @pytest.fixture(scope="session")
@@ -83,6 +85,7 @@ class Cli:
         home: bool = True,
     ) -> CliResult:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
+        full_env["CORTEX_DAEMON"] = "0"
         if self.embedder:
             full_env["CORTEX_EMBEDDER__KIND"] = self.embedder
         full_env.update(env or {})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -57,6 +58,19 @@ class CaptureReport(BaseModel):
 Remember = Callable[[MemoryDraft, Candidate], WriteResult]
 
 
+class CaptureProgress(Protocol):
+    """Durable progress of one turn's capture, so a replay after a crash resumes it
+    instead of writing it twice (the spool implements it)."""
+
+    def saved_candidates(self) -> list[dict[str, Any]] | None: ...
+
+    def save_candidates(self, candidates: list[dict[str, Any]]) -> None: ...
+
+    def is_written(self, index: int) -> bool: ...
+
+    def mark_written(self, index: int) -> None: ...
+
+
 @dataclass
 class Capturer:
     settings: Settings
@@ -65,12 +79,32 @@ class Capturer:
     remember: Remember
 
     def capture(
-        self, text: str, *, project: str | None, session_id: str | None, source: str
+        self,
+        text: str,
+        *,
+        project: str | None,
+        session_id: str | None,
+        source: str,
+        progress: CaptureProgress | None = None,
     ) -> CaptureReport:
-        candidates, extractor, fallback = self._extract(text, project)
+        saved = progress.saved_candidates() if progress else None
+        if saved is not None:
+            # A replay: the candidates extracted before the crash, not a new extraction
+            # (an LLM could extract differently the second time).
+            candidates = [Candidate.model_validate(c) for c in saved]
+            extractor, fallback = "replay", None
+        else:
+            candidates, extractor, fallback = self._extract(text, project)
+            if progress:
+                progress.save_candidates([c.model_dump(mode="json") for c in candidates])
         outcomes: list[CaptureOutcome] = []
         floor = self.settings.write.min_confidence
-        for candidate in candidates:
+        for index, candidate in enumerate(candidates):
+            if progress and progress.is_written(index):
+                outcomes.append(
+                    CaptureOutcome(candidate=candidate, skipped="written before a restart")
+                )
+                continue
             if candidate.confidence < floor:
                 outcomes.append(
                     CaptureOutcome(
@@ -92,6 +126,8 @@ class Capturer:
             outcomes.append(
                 CaptureOutcome(candidate=candidate, result=self.remember(draft, candidate))
             )
+            if progress:
+                progress.mark_written(index)
         return CaptureReport(extractor=extractor, fallback_reason=fallback, outcomes=outcomes)
 
     def _extract(self, text: str, project: str | None) -> tuple[list[Candidate], str, str | None]:

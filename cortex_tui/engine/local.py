@@ -16,7 +16,7 @@ from cortex_tui.config import RecallWeights, Settings, save_setting
 from cortex_tui.curation import journal
 from cortex_tui.curation.groups import ConflictGroup, Curator
 from cortex_tui.embed.base import Embedder
-from cortex_tui.engine.capture import Capturer, CaptureReport
+from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
 from cortex_tui.engine.write_path import WritePath, llm_judge
@@ -74,7 +74,9 @@ class LocalEngine:
             store, settings, clock, llm_judge(self.llm, settings.llm.timeout)
         )
         self.curator = Curator(store, clock)
-        self.graph = GraphService(store, embedder, settings.graph, clock)
+        self.graph = GraphService(
+            store, embedder, settings.graph, clock, on_change=self._drop_graph_index
+        )
 
     # --- reading -------------------------------------------------------------------
 
@@ -99,6 +101,9 @@ class LocalEngine:
             self.settings.recall.weights = weights
         else:
             self.settings.profiles = {**self.settings.profiles, name: weights}
+
+    def _drop_graph_index(self) -> None:
+        self._graph = None
 
     def graph_index(self) -> GraphIndex:
         if self._graph is None:
@@ -199,12 +204,15 @@ class LocalEngine:
         project: str | None = None,
         session_id: str | None = None,
         source: str = "capture",
+        progress: CaptureProgress | None = None,
     ) -> CaptureReport:
         """Extract candidate memories from a conversation turn and write each one."""
         if not text.strip():
             raise InvalidInputError("nothing to capture: the conversation text is empty")
         capturer = Capturer(self.settings, self.clock, self.llm, self._remember_candidate)
-        return capturer.capture(text, project=project, session_id=session_id, source=source)
+        return capturer.capture(
+            text, project=project, session_id=session_id, source=source, progress=progress
+        )
 
     def _remember_candidate(self, draft: MemoryDraft, candidate: Candidate) -> WriteResult:
         """Write the draft, then link the memory that now holds it to its entities

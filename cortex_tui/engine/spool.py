@@ -2,7 +2,12 @@
 
 Capture runs after the append; whoever captures an entry marks it done. An entry not
 marked done is replayed later, and each turn has an idempotency key, so a crash loses
-nothing and nothing is captured twice. A file lock serialises hook processes.
+nothing. Progress inside a turn is spooled too (`TurnProgress`): the extracted candidates
+once, then each candidate as it is written, so a replay writes only what is left. The
+one remaining window is a crash between a candidate's write and its record: that one
+candidate is written again and folds into itself as a reinforcement.
+A file lock serialises hook processes and the service. Standard library only: the hook
+imports it on every turn.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 
 ENTRIES = "turns.jsonl"
 DONE = "done.txt"
+PROGRESS = "progress.jsonl"
 
 
 def turn_key(session_id: str | None, text: str) -> str:
@@ -60,26 +66,67 @@ class Spool:
             _append_line(self.folder / DONE, key)
             done = self._done()
             if all(e["key"] in done for e in self._entries()):
-                for name in (ENTRIES, DONE):
+                for name in (ENTRIES, DONE, PROGRESS):
                     (self.folder / name).unlink(missing_ok=True)
 
+    def progress(self, key: str) -> TurnProgress:
+        return TurnProgress(self, key)
+
+    def _record_progress(self, record: dict[str, Any]) -> None:
+        with self._locked():
+            _append_line(self.folder / PROGRESS, json.dumps(record, ensure_ascii=False))
+
+    def _progress_of(self, key: str) -> list[dict[str, Any]]:
+        with self._locked():
+            return [r for r in _read_records(self.folder / PROGRESS) if r["key"] == key]
+
     def _entries(self) -> list[dict[str, Any]]:
-        path = self.folder / ENTRIES
-        if not path.exists():
-            return []
-        entries = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut by a crash mid-write: its turn was never acknowledged
-            if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-                entries.append(entry)
-        return entries
+        return _read_records(self.folder / ENTRIES)
 
     def _done(self) -> set[str]:
         path = self.folder / DONE
         return set(path.read_text(encoding="utf-8").split()) if path.exists() else set()
+
+
+class TurnProgress:
+    """How far the capture of one spooled turn got (see the module docstring)."""
+
+    def __init__(self, spool: Spool, key: str) -> None:
+        self._spool = spool
+        self._key = key
+        records = spool._progress_of(key)
+        self._candidates: list[dict[str, Any]] | None = next(
+            (r["candidates"] for r in records if isinstance(r.get("candidates"), list)), None
+        )
+        self._written = {r["written"] for r in records if isinstance(r.get("written"), int)}
+
+    def saved_candidates(self) -> list[dict[str, Any]] | None:
+        return self._candidates
+
+    def save_candidates(self, candidates: list[dict[str, Any]]) -> None:
+        self._spool._record_progress({"key": self._key, "candidates": candidates})
+        self._candidates = candidates
+
+    def is_written(self, index: int) -> bool:
+        return index in self._written
+
+    def mark_written(self, index: int) -> None:
+        self._spool._record_progress({"key": self._key, "written": index})
+        self._written.add(index)
+
+
+def _read_records(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by a crash mid-write: it was never acknowledged
+        if isinstance(record, dict) and isinstance(record.get("key"), str):
+            records.append(record)
+    return records
 
 
 def _append_line(path: Path, line: str) -> None:

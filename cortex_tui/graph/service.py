@@ -10,6 +10,7 @@ any change made here.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rapidfuzz import fuzz
 
@@ -49,8 +50,12 @@ class GraphService:
         config: GraphConfig,
         clock: Clock,
         judge: EntityJudge | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
+        """`on_change` runs after each curation write, so a long-lived owner (the
+        service) drops the graph index its recall caches."""
         self._store = store
+        self._on_change = on_change or (lambda: None)
         self._embedder = embedder
         self._config = config
         self._clock = clock
@@ -161,7 +166,9 @@ class GraphService:
             raise InvalidInputError(
                 f"{source.name!r} and {into.name!r} are the same entity; give two different ones"
             )
-        return merge_entities(self._store, source, into)
+        survivor = merge_entities(self._store, source, into)
+        self._on_change()
+        return survivor
 
     def add_alias(self, entity_id: str, alias: str) -> Entity:
         """Another name for an entity; refused when it already names another entity
@@ -175,6 +182,7 @@ class GraphService:
         self._refuse_taken(key, alias, entity)
         updated = entity.model_copy(update={"aliases": [*entity.aliases, alias.strip()]})
         self._store.update_entities([updated])
+        self._on_change()
         return updated
 
     def rename(self, entity_id: str, name: str) -> Entity:
@@ -191,6 +199,7 @@ class GraphService:
             aliases.append(entity.name)
         updated = entity.model_copy(update={"name": new_name, "aliases": aliases})
         self._store.upsert_entities([updated], [self._embedder.embed_query(new_name)])
+        self._on_change()
         return updated
 
     def _refuse_taken(self, key: str, text: str, entity: Entity) -> None:

@@ -1,4 +1,4 @@
-"""`--hook pre` and `--hook post`, run in the calling process.
+"""`--hook pre` and `--hook post`: forwarded to the local service, or run in-process.
 
 Every failure is logged to `$CORTEX_HOME/logs/hooks.log` and turned into "exit 0, print
 nothing" (exit 2 would erase the user's prompt on UserPromptSubmit, and make Claude keep
@@ -16,18 +16,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from cortex_tui.engine.spool import Offsets, Spool, turn_key
-from cortex_tui.hooks.context import project_for, safe_name
-from cortex_tui.hooks.events import HookEvent, message_text, parse_event
+from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
-from cortex_tui.hooks.output import CLAUDE_CONTEXT_EVENTS, render
+from cortex_tui.hooks.quick_settings import daemon_on, hook_timeout
+from cortex_tui.integrations.events import parse_event
+from cortex_tui.integrations.output import render
+from cortex_tui.integrations.turns import capture_turn, drain_spool, plan_pre, spool_turn
 
 if TYPE_CHECKING:
-    from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
-
-CLAUDE_CONTEXT_CAP = 10_000
-CONTEXT_BLOCK_TAG = "<cortex_memories>"
 
 
 class HookTimeout(Exception):
@@ -37,26 +34,29 @@ class HookTimeout(Exception):
 def run_hook(
     kind: str, stdin: TextIO, stdout: TextIO, *, strict: bool = False, text_format: bool = False
 ) -> int:
-    from cortex_tui.config import default_home, load_settings
+    from cortex_tui.paths import default_home
 
     started = time.perf_counter()
-    log = hook_logger(default_home())
+    home = default_home()
+    log = hook_logger(home)
+    via = "service" if daemon_on(home) else "in-process"
     try:
-        settings = load_settings()
-        event = parse_event(stdin.read())
-        work: Callable[[], str] = (
-            (lambda: _pre(event, settings, text_format))
-            if kind == "pre"
-            else (lambda: _post(event, settings, log))
-        )
-        cap = settings.hooks.pre_timeout if kind == "pre" else settings.hooks.post_timeout
+        raw = stdin.read()
+        cap = hook_timeout(home, kind)
+        deadline = time.monotonic() + cap
+        work: Callable[[], str]
+        if via == "service":
+            work = lambda: _via_service(kind, raw, home, text_format, deadline, log)  # noqa: E731
+        else:
+            work = lambda: _in_process(kind, raw, home, text_format, log)  # noqa: E731
         output = _within(cap, work)
     except Exception as exc:
         if strict:
             raise
         log.warning(
-            "%s hook failed after %.0f ms: %s: %s",
+            "%s hook (%s) failed after %.0f ms: %s: %s",
             kind,
+            via,
             (time.perf_counter() - started) * 1000,
             type(exc).__name__,
             exc,
@@ -66,8 +66,9 @@ def run_hook(
         stdout.write(output + "\n")
     stdout.flush()
     log.info(
-        "%s hook done in %.0f ms (%d chars out)",
+        "%s hook (%s) done in %.0f ms (%d chars out)",
         kind,
+        via,
         (time.perf_counter() - started) * 1000,
         len(output),
     )
@@ -100,124 +101,76 @@ def _within(seconds: float, work: Callable[[], str]) -> str:
     return result[0] if result else ""
 
 
-def _open_engine(settings: Settings) -> LocalEngine:
-    from cortex_tui.engine.open import open_engine
-
-    return open_engine(settings)
-
-
-def _pre(event: HookEvent, settings: Settings, text_format: bool) -> str:
-    if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
-        return ""
-    prompt = event.prompt.strip()
-    if event.caller == "claude" and event.event == "SessionStart":
-        if event.source not in ("compact", "resume"):
+def _via_service(
+    kind: str, raw: str, home: Path, text_format: bool, deadline: float, log: logging.Logger
+) -> str:
+    """The fast path: the service holds the warm model and store; this process only
+    spools (post) and forwards (pre). A service that is not running is started; a pre
+    hook whose budget runs out while it starts gives no context this turn."""
+    if kind == "pre":
+        if not service_link.start(home, wait=max(0.0, deadline - time.monotonic())):
+            log.info("service still starting: no context this turn")
             return ""
-        prompt = _last_user_prompt(event.transcript_path)
-    if len(prompt) < settings.hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
-        return ""
-    from cortex_tui.recall.request import RecallRequest
-
-    engine = _open_engine(settings)
-    try:
-        response = engine.recall(
-            RecallRequest(
-                query=prompt[: settings.hooks.max_query_chars],
-                project=project_for(event.cwd),
-                max_chars=CLAUDE_CONTEXT_CAP - 200,
-                rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
-            )
+        answer = service_link.call(
+            home,
+            "POST",
+            "/v1/hook/pre",
+            {"event": raw, "text_format": text_format},
+            timeout=max(0.05, deadline - time.monotonic()),
         )
-    finally:
-        engine.close()
-    return render(event, response.context, text_format)
-
-
-def _last_user_prompt(transcript_path: str | None) -> str:
-    if not transcript_path:
+        return str(answer.get("output", "")) if isinstance(answer, dict) else ""
+    spool = spool_turn(parse_event(raw), home, log)
+    if spool is None or not spool.pending():
         return ""
-    from cortex_tui.capture.transcript import read_transcript_turns
-
-    turns, _ = read_transcript_turns(transcript_path)
-    users = [t.text for t in turns if t.role == "user"]
-    return users[-1] if users else ""
-
-
-def _post(event: HookEvent, settings: Settings, log: logging.Logger) -> str:
-    if event.caller == "claude" and (event.stop_hook_active or event.agent_id):
-        return ""
-    home = settings.home
-    spool = Spool(home / "spool")
-    session = safe_name(event.session_id)
-    text, new_offset = _turn_text(event, home, session)
-    if text.strip():
-        key = turn_key(event.session_id, text)
-        entry = {
-            "key": key,
-            "text": text,
-            "project": project_for(event.cwd),
-            "session_id": event.session_id,
-            "at": time.time(),
-        }
-        if spool.append(entry):
-            log.info("spooled turn %s of session %s (%d chars)", key[:8], session, len(text))
-    if new_offset is not None:
-        Offsets(home / "spool" / "offsets").set(session, new_offset)
-    pending = spool.pending()
-    if not pending:
-        return ""
-    engine = _open_engine(settings)
     try:
-        for item in pending:
-            report = engine.capture(
-                item["text"],
-                project=item.get("project"),
-                session_id=item.get("session_id"),
-                source="hook",
+        service_link.call(home, "POST", "/v1/spool/drain", timeout=2.0)
+    except service_link.ServiceUnavailable:
+        # Started in the background; it replays the spool once it is up.
+        service_link.start(home, wait=0.0)
+    return ""
+
+
+def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging.Logger) -> str:
+    """`CORTEX_DAEMON=0`: this process opens the store itself (tests, one-shot scripts)."""
+    from cortex_tui.config import load_settings
+
+    settings = load_settings()
+    event = parse_event(raw)
+    if kind == "pre":
+        plan = plan_pre(event, settings.hooks)
+        if plan is None:
+            return ""
+        from cortex_tui.recall.request import RecallRequest
+
+        engine = _open_engine()
+        try:
+            response = engine.recall(
+                RecallRequest(
+                    query=plan.query,
+                    project=plan.project,
+                    max_chars=plan.max_chars,
+                    rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
+                )
             )
-            spool.mark_done(item["key"])
-            log.info(
-                "captured turn %s: %s",
-                item["key"][:8],
-                "; ".join(o.describe()[:80] for o in report.outcomes) or "nothing durable",
-            )
+        finally:
+            engine.close()
+        return render(event, response.context, text_format)
+    spool = spool_turn(event, home, log)
+    if spool is None or not spool.pending():
+        return ""
+    engine = _open_engine()
+    try:
+        drain_spool(spool, lambda item, progress: capture_turn(engine, item, progress), log)
     finally:
         engine.close()
     return ""
 
 
-def _turn_text(event: HookEvent, home: Path, session: str) -> tuple[str, int | None]:
-    """The part of the conversation not captured yet, and the transcript offset after it."""
-    if event.caller == "plain":
-        return event.prompt, None
-    if event.caller == "openclaw":
-        return _last_openclaw_turn(event), None
-    if event.transcript_path and Path(event.transcript_path).is_file():
-        from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
+def _open_engine() -> LocalEngine:
+    from cortex_tui.config import load_settings
+    from cortex_tui.engine.open import open_engine
 
-        offsets = Offsets(home / "spool" / "offsets")
-        turns, offset = read_transcript_turns(event.transcript_path, offsets.get(session))
-        if turns:
-            return conversation_text(turns), offset
-        if event.last_assistant_message:
-            return f"Assistant: {event.last_assistant_message}", offset
-        return "", offset
-    if event.last_assistant_message:
-        return f"Assistant: {event.last_assistant_message}", None
-    return "", None
-
-
-def _last_openclaw_turn(event: HookEvent) -> str:
-    messages = event.messages
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
-    lines = []
-    for message in messages[last_user:]:
-        role = str(message.get("role", ""))
-        if role in ("user", "assistant"):
-            text = message_text(message).strip()
-            if text:
-                lines.append(f"{role.capitalize()}: {text}")
-    return "\n\n".join(lines)
+    return open_engine(load_settings())
 
 
 def hook_main(argv: list[str]) -> int:

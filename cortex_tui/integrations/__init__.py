@@ -1,1 +1,1 @@
-"""Wiring cortex-tui into agents: their settings files, written safely."""
+"""Wiring cortex-tui into agents: their hook events and outputs, their settings files."""

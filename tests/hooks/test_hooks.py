@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cortex_tui.engine.spool import Spool, turn_key
-from cortex_tui.hooks.context import safe_name
+from cortex_tui.integrations.project import safe_name
 
 
 def hook(
@@ -24,6 +24,7 @@ def hook(
             "CORTEX_HOME": str(home),
             "CORTEX_EMBEDDER__KIND": "hashing",
             "CORTEX_HOOKS__PRE_TIMEOUT": "30",
+            "CORTEX_DAEMON": "0",
         }
     )
     full_env.update(env or {})
@@ -40,7 +41,9 @@ def hook(
 
 def remember(home: Path, text: str, *args: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
-    env.update({"CORTEX_HOME": str(home), "CORTEX_EMBEDDER__KIND": "hashing"})
+    env.update(
+        {"CORTEX_HOME": str(home), "CORTEX_EMBEDDER__KIND": "hashing", "CORTEX_DAEMON": "0"}
+    )
     subprocess.run(
         [sys.executable, "-m", "cortex_tui", "remember", text, *args],
         env=env,

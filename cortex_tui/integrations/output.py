@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from cortex_tui.hooks.events import HookEvent
+from cortex_tui.integrations.events import HookEvent
 
 CLAUDE_CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart")
 

@@ -1,0 +1,44 @@
+"""The few settings the hook needs, read without pydantic (~0.3 s saved every turn).
+
+Same sources and precedence as `cortex_tui.config`: environment (`CORTEX_DAEMON`,
+`CORTEX_HOOKS__PRE_TIMEOUT`, ...) over `$CORTEX_HOME/config.toml` over the defaults.
+A value that does not parse falls back to the default: the hook must never fail on it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TIMEOUTS = {"pre": 1.5, "post": 20.0}
+_FALSE = ("0", "false", "no", "off")
+
+
+def _config(home: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
+def daemon_on(home: Path) -> bool:
+    explicit = os.environ.get("CORTEX_DAEMON")
+    if explicit is not None:
+        return explicit.strip().lower() not in _FALSE
+    value = _config(home).get("daemon", True)
+    return value is not False
+
+
+def hook_timeout(home: Path, kind: str) -> float:
+    key = f"{kind}_timeout"
+    raw: Any = os.environ.get(f"CORTEX_HOOKS__{key.upper()}")
+    if raw is None:
+        hooks = _config(home).get("hooks", {})
+        raw = hooks.get(key) if isinstance(hooks, dict) else None
+    try:
+        value = float(raw) if raw is not None else DEFAULT_TIMEOUTS[kind]
+    except (TypeError, ValueError):
+        return DEFAULT_TIMEOUTS[kind]
+    return value if value > 0 else DEFAULT_TIMEOUTS[kind]

@@ -1,0 +1,172 @@
+"""What the hooks do with an agent turn, whoever runs it (the hook process or the service).
+
+Before a turn: decide whether the event gets context and what to recall for it. After a
+turn: put the new part of the conversation in the durable spool, then capture spooled
+turns. Standard library only at import time: the hook process imports this every turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from cortex_tui.engine.spool import Offsets, Spool, TurnProgress, turn_key
+from cortex_tui.integrations.events import HookEvent, message_text
+from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
+from cortex_tui.integrations.project import project_for, safe_name
+
+if TYPE_CHECKING:
+    from cortex_tui.config import HooksConfig
+    from cortex_tui.engine.capture import CaptureProgress, CaptureReport
+
+CLAUDE_CONTEXT_CAP = 10_000
+CONTEXT_BLOCK_TAG = "<cortex_memories>"
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class PrePlan:
+    """What to recall before a turn: the query, its project, the size cap."""
+
+    query: str
+    project: str | None
+    session: str
+    max_chars: int
+
+    def cache_key(self) -> tuple[str, str, str]:
+        """Session + project + normalised query: a repeated prompt (a retry, a resumed
+        session) reuses the context; any other prompt is recalled afresh."""
+        normalised = _SPACES.sub(" ", self.query).strip().casefold().rstrip("?!. ")
+        return (self.session, self.project or "", normalised)
+
+
+def plan_pre(event: HookEvent, hooks: HooksConfig) -> PrePlan | None:
+    """None when this event gets no context: another Claude event, a SessionStart that is
+    not a compact/resume, a prompt too short, or one already carrying our block."""
+    if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
+        return None
+    prompt = event.prompt.strip()
+    if event.caller == "claude" and event.event == "SessionStart":
+        if event.source not in ("compact", "resume"):
+            return None
+        prompt = last_user_prompt(event.transcript_path)
+    if len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
+        return None
+    return PrePlan(
+        query=prompt[: hooks.max_query_chars],
+        project=project_for(event.cwd),
+        session=safe_name(event.session_id),
+        max_chars=CLAUDE_CONTEXT_CAP - 200,
+    )
+
+
+def last_user_prompt(transcript_path: str | None) -> str:
+    if not transcript_path:
+        return ""
+    from cortex_tui.capture.transcript import read_transcript_turns
+
+    turns, _ = read_transcript_turns(transcript_path)
+    users = [t.text for t in turns if t.role == "user"]
+    return users[-1] if users else ""
+
+
+def spool_turn(event: HookEvent, home: Path, log: logging.Logger) -> Spool | None:
+    """Append the turn's new text to the spool (fsynced) and advance the session's
+    transcript offset; None when the event is not one to capture."""
+    if event.caller == "claude" and (event.stop_hook_active or event.agent_id):
+        return None
+    spool = Spool(home / "spool")
+    session = safe_name(event.session_id)
+    text, new_offset = _turn_text(event, home, session)
+    if text.strip():
+        key = turn_key(event.session_id, text)
+        entry = {
+            "key": key,
+            "text": text,
+            "project": project_for(event.cwd),
+            "session_id": event.session_id,
+            "at": time.time(),
+        }
+        if spool.append(entry):
+            log.info("spooled turn %s of session %s (%d chars)", key[:8], session, len(text))
+    if new_offset is not None:
+        Offsets(home / "spool" / "offsets").set(session, new_offset)
+    return spool
+
+
+CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
+
+
+def drain_spool(spool: Spool, capture: CaptureTurn, log: logging.Logger) -> int:
+    """Capture every pending turn, oldest first, resuming a turn a crash interrupted;
+    `capture` returns a one-line summary for the log. Returns how many were captured."""
+    captured = 0
+    for item in spool.pending():
+        summary = capture(item, spool.progress(item["key"]))
+        spool.mark_done(item["key"])
+        captured += 1
+        log.info("captured turn %s: %s", item["key"][:8], summary)
+    return captured
+
+
+class Captures(Protocol):
+    def capture(
+        self,
+        text: str,
+        *,
+        project: str | None = None,
+        session_id: str | None = None,
+        source: str = "capture",
+        progress: CaptureProgress | None = None,
+    ) -> CaptureReport: ...
+
+
+def capture_turn(engine: Captures, item: dict[str, Any], progress: TurnProgress) -> str:
+    """Capture one spooled turn (resuming it when `progress` says it was started)."""
+    report = engine.capture(
+        item["text"],
+        project=item.get("project"),
+        session_id=item.get("session_id"),
+        source="hook",
+        progress=progress,
+    )
+    return "; ".join(o.describe()[:80] for o in report.outcomes) or "nothing durable"
+
+
+def _turn_text(event: HookEvent, home: Path, session: str) -> tuple[str, int | None]:
+    """The part of the conversation not captured yet, and the transcript offset after it."""
+    if event.caller == "plain":
+        return event.prompt, None
+    if event.caller == "openclaw":
+        return _last_openclaw_turn(event), None
+    if event.transcript_path and Path(event.transcript_path).is_file():
+        from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
+
+        offsets = Offsets(home / "spool" / "offsets")
+        turns, offset = read_transcript_turns(event.transcript_path, offsets.get(session))
+        if turns:
+            return conversation_text(turns), offset
+        if event.last_assistant_message:
+            return f"Assistant: {event.last_assistant_message}", offset
+        return "", offset
+    if event.last_assistant_message:
+        return f"Assistant: {event.last_assistant_message}", None
+    return "", None
+
+
+def _last_openclaw_turn(event: HookEvent) -> str:
+    messages = event.messages
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    lines = []
+    for message in messages[last_user:]:
+        role = str(message.get("role", ""))
+        if role in ("user", "assistant"):
+            text = message_text(message).strip()
+            if text:
+                lines.append(f"{role.capitalize()}: {text}")
+    return "\n\n".join(lines)

@@ -1,0 +1,214 @@
+"""`cortex-tui serve`: run the service in the foreground, or `--status` / `--stop` it.
+
+The service binds `$CORTEX_HOME/cortex.sock` (mode 0600) before it opens the store, holds
+`service.lock` for its whole life (so a leftover socket file is known to be stale and is
+replaced), warms the model up, replays the capture spool, and exits after
+`service.idle_timeout` seconds without a request. SIGTERM / `--stop` finish the requests
+in flight and the turn being captured before the store is closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from cortex_tui.engine import service_link
+from cortex_tui.errors import CortexError
+from cortex_tui.paths import default_home
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from cortex_tui.server.service import Service
+
+GRACEFUL_SECONDS = 30
+log = logging.getLogger("cortex_tui.server")
+
+
+class ServeError(Exception):
+    """A reason not to start, worded for the user."""
+
+
+def serve_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="cortex-tui serve",
+        description="The local service: owns the store, serves hooks, CLI and TUI.",
+    )
+    parser.add_argument("--home", help="CORTEX_HOME to serve (default: $CORTEX_HOME)")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--status", action="store_true", help="print the running service's state")
+    action.add_argument("--stop", action="store_true", help="stop the running service")
+    parser.add_argument(
+        "--tcp",
+        metavar="[HOST:]PORT",
+        help="also listen on TCP (loopback unless HOST is given); needs CORTEX_API_KEY",
+    )
+    parser.add_argument(
+        "--idle-timeout", type=float, help="seconds without a request before exiting (0: never)"
+    )
+    parser.add_argument("--json", action="store_true", help="--status as JSON")
+    args = parser.parse_args(argv)
+    home = Path(args.home).expanduser() if args.home else default_home()
+    os.environ["CORTEX_HOME"] = str(home)
+    if args.status:
+        return _print_status(home, args.json)
+    if args.stop:
+        return _stop(home)
+    try:
+        return _serve(home, args.tcp, args.idle_timeout)
+    except (ServeError, CortexError) as exc:
+        print(f"cortex-tui serve: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        service_link.clear_start_marker(home)
+
+
+def _print_status(home: Path, as_json: bool) -> int:
+    state = service_link.status(home)
+    if as_json:
+        print(json.dumps(state or {"running": False}, indent=2))
+    elif state is None:
+        print(f"not running (no service on {service_link.socket_path(home)})")
+    else:
+        print(
+            f"running: pid {state['pid']}, up {state['uptime_s']:.0f} s, store {state['store']}, "
+            f"{state['spool_pending']} turn(s) waiting for capture, "
+            f"{state['captured']} captured since start"
+        )
+    return 0 if state is not None else 1
+
+
+def _stop(home: Path) -> int:
+    if service_link.status(home) is None:
+        print("not running")
+        return 0
+    if service_link.stop(home, wait=GRACEFUL_SECONDS + 5):
+        print("stopped")
+        return 0
+    print("cortex-tui serve: the service did not stop in time; see logs/service.log")
+    return 1
+
+
+def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
+    import uvicorn
+
+    from cortex_tui.config import load_settings
+    from cortex_tui.engine.open import open_engine
+    from cortex_tui.server.app import build_app
+    from cortex_tui.server.service import Service
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings = load_settings(home)
+    if idle_timeout is not None:
+        settings.service.idle_timeout = idle_timeout
+    api_key = os.environ.get("CORTEX_API_KEY") or None
+    if tcp and not api_key:
+        raise ServeError("--tcp needs an API key: set CORTEX_API_KEY to a long random secret")
+    home.mkdir(parents=True, exist_ok=True)
+    with _service_lock(home):
+        sockets = [_bind_unix(service_link.socket_path(home))]
+        if tcp:
+            sockets.append(_bind_tcp(tcp))
+        engine = open_engine(settings)
+        service = Service(engine, settings)
+        app = build_app(service, api_key=api_key if tcp else None)
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=GRACEFUL_SECONDS,
+        )
+        server = uvicorn.Server(config)
+        app.state.shutdown_requested = lambda: setattr(server, "should_exit", True)
+        try:
+            service.warm_up()
+            service.start_capture()
+            _watch_idle(server, service, settings.service.idle_timeout)
+            log.info("serving %s on %s", home, ", ".join(_describe(s) for s in sockets))
+            service_link.clear_start_marker(home)
+            server.run(sockets=sockets)
+        finally:
+            service.stop_capture()
+            engine.close()
+            for sock in sockets:
+                sock.close()
+            with contextlib.suppress(OSError):
+                service_link.socket_path(home).unlink()
+            log.info("stopped")
+    return 0
+
+
+@contextlib.contextmanager
+def _service_lock(home: Path) -> Iterator[IO[str]]:
+    handle: IO[str] = (home / service_link.SERVICE_LOCK).open("a")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ServeError(
+                f"a service already serves {home}; `cortex-tui serve --status` shows it"
+            ) from None
+        yield handle
+    finally:
+        handle.close()
+
+
+def _bind_unix(path: Path) -> socket.socket:
+    """We hold the service lock, so a socket file left behind is stale: replace it."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    previous = os.umask(0o177)  # born 0600: no moment where others could connect
+    try:
+        sock.bind(str(path))
+    finally:
+        os.umask(previous)
+    os.chmod(path, 0o600)
+    sock.listen(128)
+    return sock
+
+
+def _bind_tcp(spec: str) -> socket.socket:
+    host, _, port_text = spec.rpartition(":")
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ServeError(f"--tcp {spec!r} is not [HOST:]PORT, e.g. --tcp 8765") from None
+    try:
+        return socket.create_server((host or "127.0.0.1", port), backlog=128)
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host or '127.0.0.1'}:{port}: {exc.strerror}") from None
+
+
+def _describe(sock: socket.socket) -> str:
+    name = sock.getsockname()
+    return str(name) if isinstance(name, str) else f"{name[0]}:{name[1]}"
+
+
+def _watch_idle(server: uvicorn.Server, service: Service, idle_timeout: float) -> None:
+    """Stop the server after `idle_timeout` seconds without a request (0: never)."""
+    if idle_timeout <= 0:
+        return
+
+    def watch() -> None:
+        while not server.should_exit:
+            time.sleep(min(1.0, idle_timeout / 4))
+            if service.idle_for() >= idle_timeout:
+                log.info("idle for %.0f s: stopping", idle_timeout)
+                server.should_exit = True
+
+    threading.Thread(target=watch, name="idle-watch", daemon=True).start()

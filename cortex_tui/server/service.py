@@ -1,0 +1,189 @@
+"""The state of a running service: the one engine, who may use it when, and the
+background capture of spooled turns.
+
+Engine calls are serialised by one lock: the embedded store is not shared between
+threads, and a write must never interleave with another. Every write bumps a generation
+number, which keys the hook's context cache, so a cached context never outlives a change
+to the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from cortex_tui.config import Settings
+from cortex_tui.engine.local import LocalEngine
+from cortex_tui.engine.spool import Spool
+from cortex_tui.integrations.turns import PrePlan, capture_turn, drain_spool
+from cortex_tui.recall.request import RecallRequest
+
+T = TypeVar("T")
+log = logging.getLogger("cortex_tui.server")
+
+
+class ContextCache:
+    """LRU of recalled context blocks keyed by (session, project, normalised query,
+    store generation): a repeated prompt is answered from memory, anything else is
+    recalled afresh — never the previous turn's answer for a new prompt."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple[Any, ...]) -> str | None:
+        found = self._items.get(key)
+        if found is None:
+            self.misses += 1
+            return None
+        self._items.move_to_end(key)
+        self.hits += 1
+        return found
+
+    def put(self, key: tuple[Any, ...], context: str) -> None:
+        if self.size <= 0:
+            return
+        self._items[key] = context
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+class Service:
+    def __init__(self, engine: LocalEngine, settings: Settings) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.home: Path = settings.home
+        self.started_at = time.time()
+        self._lock = threading.RLock()
+        self._generation = 0
+        self._cache = ContextCache(settings.service.context_cache_size)
+        self._last_request = time.monotonic()
+        self._in_flight = 0
+        self._counter_lock = threading.Lock()
+        self._drain_wanted = threading.Event()
+        self._stopping = threading.Event()
+        self._drainer = threading.Thread(target=self._drain_loop, name="capture", daemon=True)
+        self.captured = 0
+
+    # --- engine access ---------------------------------------------------------------
+
+    def read(self, call: Callable[[], T]) -> T:
+        with self._lock:
+            return call()
+
+    def write(self, call: Callable[[], T]) -> T:
+        with self._lock:
+            try:
+                return call()
+            finally:
+                self._generation += 1
+
+    def begin_request(self) -> None:
+        with self._counter_lock:
+            self._in_flight += 1
+            self._last_request = time.monotonic()
+
+    def end_request(self) -> None:
+        with self._counter_lock:
+            self._in_flight -= 1
+            self._last_request = time.monotonic()
+
+    def idle_for(self) -> float:
+        with self._counter_lock:
+            return 0.0 if self._in_flight else time.monotonic() - self._last_request
+
+    # --- hooks -----------------------------------------------------------------------
+
+    def hook_context(self, plan: PrePlan) -> str:
+        """The context block for a pre hook, from the cache when the same prompt of the
+        same session was recalled since the store last changed."""
+        with self._lock:
+            key = (*plan.cache_key(), self._generation)
+            cached = self._cache.get(key)
+            if cached is not None:
+                return cached
+            response = self.engine.recall(
+                RecallRequest(
+                    query=plan.query,
+                    project=plan.project,
+                    max_chars=plan.max_chars,
+                    rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
+                )
+            )
+            self._cache.put(key, response.context)
+            return response.context
+
+    def warm_up(self) -> None:
+        """One recall before the first hook arrives: model, store and caches get hot, so
+        the first real turn is as fast as the rest."""
+        started = time.perf_counter()
+        with self._lock:
+            self.engine.recall(RecallRequest(query="warm up", update_access=False, limit=5))
+        log.info("warmed up in %.0f ms", (time.perf_counter() - started) * 1000)
+
+    def request_drain(self) -> None:
+        self._drain_wanted.set()
+
+    def start_capture(self) -> None:
+        """Replay whatever the spool holds (turns a crash left unfinished) and then wait
+        for the hooks' nudges."""
+        self._drain_wanted.set()
+        self._drainer.start()
+
+    def stop_capture(self) -> None:
+        """Let the turn being captured finish; the rest stays spooled for the next start."""
+        self._stopping.set()
+        self._drain_wanted.set()
+        if self._drainer.is_alive():
+            self._drainer.join()
+
+    def spool_pending(self) -> int:
+        return len(Spool(self.home / "spool").pending())
+
+    def _drain_loop(self) -> None:
+        spool = Spool(self.home / "spool")
+        while not self._stopping.is_set():
+            self._drain_wanted.wait()
+            self._drain_wanted.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                self.captured += drain_spool(spool, self._capture_one, log)
+            except _Stopping:
+                return
+            except Exception:
+                log.exception("capture failed; the turn stays spooled and is retried")
+                time.sleep(1.0)
+                self._drain_wanted.set()
+
+    def _capture_one(self, item: dict[str, Any], progress: Any) -> str:
+        if self._stopping.is_set():
+            raise _Stopping
+        return self.write(lambda: capture_turn(self.engine, item, progress))
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "home": str(self.home),
+            "store": self.engine.store.location,
+            "embedder": self.engine.embedder.name,
+            "uptime_s": round(time.time() - self.started_at, 1),
+            "idle_s": round(self.idle_for(), 1),
+            "idle_timeout_s": self.settings.service.idle_timeout,
+            "spool_pending": self.spool_pending(),
+            "captured": self.captured,
+            "context_cache": {"hits": self._cache.hits, "misses": self._cache.misses},
+        }
+
+
+class _Stopping(Exception):
+    """Raised inside the drain loop at shutdown: the remaining turns stay spooled."""
