@@ -1,0 +1,166 @@
+"""The Stats pane: what the store holds, how it grew, and what it talks about most.
+
+A small read-only overview: counts by type, scope and project, active conflicts, a
+sparkline of memories created per day (from `engine.activity`, measured on the engine's
+clock) and the most mentioned entities. Everything is fetched in one worker call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Sparkline, Static
+
+from cortex_tui.engine.protocol import Engine
+from cortex_tui.models import Stats
+from cortex_tui.tui.bars import bar
+from cortex_tui.tui.panes.base import Pane
+
+TIMELINES: tuple[int, ...] = (30, 90, 365)
+_BAR_WIDTH = 12
+
+
+@dataclass(frozen=True)
+class StatsView:
+    """One snapshot of the store for the pane: counts plus the created-per-day series."""
+
+    stats: Stats
+    activity: dict[str, int]
+
+
+def counts_content(counts: dict[str, int], *, colour: str = "$accent") -> Content:
+    """Rows of `name  count  bar`, largest first; names are data, so they are escaped."""
+    if not counts:
+        return Content.styled("none", "$text-muted")
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = max(len(name) for name, _ in ordered)
+    top = ordered[0][1]
+    lines = [
+        Content.assemble(
+            name.ljust(width),
+            f" {count:>5} ",
+            (bar(count, top, _BAR_WIDTH), colour),
+        )
+        for name, count in ordered
+    ]
+    return Content("\n").join(lines)
+
+
+def summary_content(stats: Stats) -> Content:
+    conflicts_style = "bold $conflict" if stats.active_conflicts else "$text-muted"
+    return Content.assemble(
+        (f"{stats.total}", "bold"),
+        " memories · ",
+        (f"{stats.current}", "bold"),
+        " current · ",
+        (f"{stats.superseded}", "bold $superseded"),
+        " superseded · ",
+        (f"{stats.deleted}", "bold"),
+        " deleted · ",
+        (f"{stats.entities}", "bold"),
+        " entities · ",
+        (f"{stats.relations}", "bold"),
+        " relations · ",
+        (f"{stats.active_conflicts} active conflicts", conflicts_style),
+        "\n",
+        (f"embedder {stats.embedder} ({stats.dimension}-d) · store {stats.store}", "$text-muted"),
+    )
+
+
+def timeline_caption(activity: dict[str, int]) -> Content:
+    days = sorted(activity)
+    if not days:
+        return Content("")
+    total = sum(activity.values())
+    busiest = max(activity.values())
+    return Content.assemble(
+        (days[0], "$text-muted"),
+        f"  →  {days[-1]}   ",
+        (f"{total}", "bold"),
+        f" created, busiest day {busiest}",
+    )
+
+
+class StatsPane(Pane):
+    """Counts, conflicts, growth over time and top entities, at a glance."""
+
+    pane_id = "stats"
+    title = "Stats"
+    key = "6"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "cycle_timeline", "Timeline span", id="stats.timeline"),
+        Binding("r", "reload", "Refresh", id="stats.reload"),
+    ]
+
+    DEFAULT_CSS = """
+    StatsPane { padding: 0 1; }
+    StatsPane #stats-summary { height: auto; margin-bottom: 1; }
+    StatsPane #stats-counts { height: auto; }
+    StatsPane .stats-box {
+        width: 1fr; height: auto; border: round $panel-lighten-2; padding: 0 1;
+    }
+    StatsPane #stats-timeline-box { height: auto; border: round $panel-lighten-2; padding: 0 1; }
+    StatsPane Sparkline { height: 3; }
+    StatsPane Sparkline > .sparkline--max-color { color: $accent; }
+    StatsPane Sparkline > .sparkline--min-color { color: $accent 30%; }
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.days = TIMELINES[0]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="stats-summary")
+        with Horizontal(id="stats-counts"):
+            for box in ("type", "scope", "project", "entities"):
+                yield Static(id=f"stats-{box}", classes="stats-box")
+        with Vertical(id="stats-timeline-box"):
+            yield Sparkline([], id="stats-sparkline")
+            yield Static(id="stats-timeline-caption")
+
+    def on_mount(self) -> None:
+        self.query_one("#stats-type").border_title = "By type"
+        self.query_one("#stats-scope").border_title = "By scope"
+        self.query_one("#stats-project").border_title = "By project"
+        self.query_one("#stats-entities").border_title = "Top entities"
+        self._title_timeline()
+
+    def reload(self) -> None:
+        days = self.days
+        engine = self.engine
+        self.call_engine(
+            lambda: StatsView(engine.stats(), engine.activity(days)), self.show, name="stats"
+        )
+
+    def show(self, view: StatsView) -> None:
+        """Render a fetched snapshot (UI thread)."""
+        stats = view.stats
+        self.query_one("#stats-summary", Static).update(summary_content(stats))
+        self.query_one("#stats-type", Static).update(counts_content(stats.by_type))
+        self.query_one("#stats-scope", Static).update(counts_content(stats.by_scope))
+        self.query_one("#stats-project", Static).update(counts_content(stats.by_project))
+        self.query_one("#stats-entities", Static).update(
+            counts_content(stats.top_entities, colour="$graph-edge")
+        )
+        series = [float(view.activity[day]) for day in sorted(view.activity)]
+        self.query_one("#stats-sparkline", Sparkline).data = series
+        self.query_one("#stats-timeline-caption", Static).update(timeline_caption(view.activity))
+
+    def action_cycle_timeline(self) -> None:
+        """Widen the timeline: 30 → 90 → 365 days → 30."""
+        self.days = TIMELINES[(TIMELINES.index(self.days) + 1) % len(TIMELINES)]
+        self._title_timeline()
+        self.reload()
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def _title_timeline(self) -> None:
+        box = self.query_one("#stats-timeline-box")
+        box.border_title = f"Created per day, last {self.days} days"

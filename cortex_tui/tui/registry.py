@@ -1,0 +1,14 @@
+"""The app's panes, in the order of their number keys.
+
+`PANES` is a plain list of `Pane` classes: the app builds one mode per entry, binds its
+`key` and offers it in the command palette. A new pane is one import and one line here.
+"""
+
+from __future__ import annotations
+
+from cortex_tui.tui.panes.base import Pane
+from cortex_tui.tui.panes.stats import StatsPane
+
+PANES: list[type[Pane]] = [
+    StatsPane,
+]

@@ -1,0 +1,82 @@
+"""Fixtures for the TUI tests: the demo data on a frozen clock, and an app factory.
+
+Every TUI test runs on its own CORTEX_HOME (config.toml writes such as the chosen theme or
+a saved weight profile land there), on the demo data set, with the engine's clock frozen
+at the demo's "now" so ages and recency never change between runs. `NO_COLOR` is cleared
+so snapshot tests render the same colours everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from cortex_tui.clock import frozen_clock
+from cortex_tui.config import load_settings
+from cortex_tui.demo.loader import demo_now, load_demo
+from cortex_tui.embed.base import Embedder
+from cortex_tui.engine.local import LocalEngine
+from cortex_tui.engine.open import open_engine
+
+if TYPE_CHECKING:
+    from cortex_tui.tui.app import CortexApp
+
+AppFactory = Callable[..., "CortexApp"]
+
+
+@pytest.fixture(autouse=True)
+def _tui_env(monkeypatch: pytest.MonkeyPatch, tui_home: Path) -> None:
+    """Colours on, and the test's own home as CORTEX_HOME."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("CORTEX_HOME", str(tui_home))
+
+
+@pytest.fixture
+def tui_home(tmp_path: Path) -> Path:
+    home = tmp_path / "tui-home"
+    home.mkdir()
+    return home
+
+
+def open_demo_engine(home: Path, embedder: Embedder) -> LocalEngine:
+    """An in-process engine on `home` holding the demo data, its clock at the demo's now."""
+    engine = open_engine(load_settings(home), clock=frozen_clock(demo_now()), embedder=embedder)
+    load_demo(engine)
+    return engine
+
+
+@pytest.fixture
+def demo_engine(tui_home: Path, hashing_embedder: Embedder) -> Iterator[LocalEngine]:
+    """The demo data with the fast hashing embedder (enough for everything but ranking)."""
+    engine = open_demo_engine(tui_home, hashing_embedder)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def onnx_demo_engine(tui_home: Path, onnx_embedder: Embedder) -> Iterator[LocalEngine]:
+    """The demo data with the real embedded model, for tests about what recall ranks."""
+    engine = open_demo_engine(tui_home, onnx_embedder)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def make_app(tui_home: Path, demo_engine: LocalEngine) -> AppFactory:
+    """Build a `CortexApp` on the demo engine (or `engine=...`), its config in `tui_home`.
+
+    Call it inside the test: `app = make_app()`, then `async with app.run_test(size=...)`,
+    or hand it to `snap_compare`. Keyword arguments go to `CortexApp`.
+    """
+
+    def factory(engine: LocalEngine | None = None, **kwargs: Any) -> CortexApp:
+        from cortex_tui.tui.app import CortexApp
+
+        kwargs.setdefault("home", tui_home)
+        kwargs.setdefault("demo", True)
+        return CortexApp(engine or demo_engine, **kwargs)
+
+    return factory
