@@ -15,6 +15,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cortex_tui.hooks.run import hook_main
 
         return hook_main(args)
+    if args[:1] == ["--home"] and args[2:3] == ["serve"]:
+        args = ["serve", "--home", args[1], *args[3:]]
     if args[:1] == ["serve"]:
         from cortex_tui.server.main import serve_main
 

@@ -8,19 +8,22 @@ import sys
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+if TYPE_CHECKING:
+    from cortex_tui.engine.local import LocalEngine
+
 from cortex_tui.config import Settings, load_settings
-from cortex_tui.engine.local import LocalEngine
+from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import InvalidInputError
 
 
 class CommandContext:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self._engine: LocalEngine | None = None
+        self._engine: Engine | None = None
 
     @cached_property
     def settings(self) -> Settings:
@@ -28,10 +31,26 @@ class CommandContext:
         return load_settings(home)
 
     @property
-    def engine(self) -> LocalEngine:
+    def engine(self) -> Engine:
+        """The service's engine (started when needed), or in-process with --no-daemon."""
         if self._engine is None:
+            from cortex_tui.engine.connect import connect_engine
+
+            daemon = False if getattr(self.args, "no_daemon", False) else None
+            self._engine = connect_engine(self.settings, daemon=daemon)
+        return self._engine
+
+    @property
+    def local_engine(self) -> LocalEngine:
+        """An engine in this process, for work that needs the store itself (indexing,
+        loading the demo, building the index); a running service is stopped first."""
+
+        if not isinstance(self._engine, LocalEngine):
+            from cortex_tui.engine.connect import stop_service_for_exclusive_use
             from cortex_tui.engine.open import open_engine
 
+            if stop_service_for_exclusive_use(self.settings):
+                print("stopped the cortex-tui service to open the store here", file=sys.stderr)
             self._engine = open_engine(self.settings)
         return self._engine
 
@@ -40,7 +59,7 @@ class CommandContext:
         return bool(getattr(self.args, "json", False))
 
     def now(self) -> datetime:
-        return self.engine.clock() if self._engine else datetime.now().astimezone()
+        return self._engine.now() if self._engine else datetime.now().astimezone()
 
     def emit(self, data: Any, text: str) -> None:
         """Print `data` as JSON under --json, else `text`."""

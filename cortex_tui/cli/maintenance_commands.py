@@ -44,7 +44,7 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
 def cmd_optimize(ctx: CommandContext) -> int:
     """HNSW is built only here, never on a hook or recall path (see the store notes)."""
     started = time.perf_counter()
-    ctx.engine.store.optimize()
+    ctx.local_engine.store.optimize()
     seconds = round(time.perf_counter() - started, 1)
     ctx.emit({"seconds": seconds}, f"optimized the store in {seconds} s")
     return 0
@@ -62,7 +62,7 @@ def cmd_index(ctx: CommandContext) -> int:
     summarize = _summarizer(ctx) if ctx.args.summarize else None
     progress = _progress_bar(sys.stderr) if sys.stderr.isatty() else None
     report = index_path(
-        ctx.engine,
+        ctx.local_engine,
         Path(ctx.args.path),
         project=ctx.args.project,
         summarize=summarize,

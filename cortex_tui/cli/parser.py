@@ -27,6 +27,11 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--home", help="store and config folder (default: $CORTEX_HOME)")
     common = OneLineParser(add_help=False)
     common.add_argument("--json", action="store_true", help="machine-readable output")
+    common.add_argument(
+        "--no-daemon",
+        action="store_true",
+        help="open the store in this process instead of using the local service",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     _memory_commands(sub, common)
     _store_commands(sub, common)

@@ -110,7 +110,7 @@ def cmd_eval(ctx: CommandContext) -> int:
 def cmd_demo(ctx: CommandContext) -> int:
     from cortex_tui.demo.loader import load_demo
 
-    summary = load_demo(ctx.engine)
+    summary = load_demo(ctx.local_engine)
     ctx.emit(summary, ", ".join(f"{v} {k}" for k, v in summary.items()) + " loaded")
     return 0
 
@@ -142,6 +142,10 @@ def cmd_reembed(ctx: CommandContext) -> int:
             sys.stderr.write("\n")
         sys.stderr.flush()
 
+    from cortex_tui.engine.connect import stop_service_for_exclusive_use
+
+    if stop_service_for_exclusive_use(ctx.settings):
+        print("stopped the cortex-tui service to re-embed its store", file=sys.stderr)
     report = reembed(ctx.settings, ctx.args.to, progress)
     ctx.emit(
         report.__dict__,

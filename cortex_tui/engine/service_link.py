@@ -112,16 +112,23 @@ def start(home: Path, *, wait: float) -> bool:
     if status(home) is not None:
         return True
     home.mkdir(parents=True, exist_ok=True)
-    if not _spawn_unless_starting(home, deadline):
+    started, process = _spawn_unless_starting(home, deadline)
+    if not started:
         return False
     while time.monotonic() < deadline:
         if status(home) is not None:
             return True
+        if process is not None and process.poll() is not None:
+            return False  # it refused to start (e.g. the store is locked): say so now
         time.sleep(POLL)
     return False
 
 
-def _spawn_unless_starting(home: Path, deadline: float) -> bool:
+def _spawn_unless_starting(
+    home: Path, deadline: float
+) -> tuple[bool, subprocess.Popen[bytes] | None]:
+    """(False, None) when the start lock stayed busy past the deadline; else True and
+    the process spawned here (None when another caller's start is under way)."""
     with (home / START_LOCK).open("a") as lock:
         while True:
             try:
@@ -129,14 +136,14 @@ def _spawn_unless_starting(home: Path, deadline: float) -> bool:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    return False
+                    return False, None
                 time.sleep(POLL)
         try:
             if status(home) is not None or _start_under_way(home):
-                return True
+                return True, None
             process = _spawn(home)
             (home / STARTING).write_text(f"{process.pid} {time.time()}")
-            return True
+            return True, process
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 

@@ -1,0 +1,42 @@
+"""Which engine a surface gets: the local service's (started when needed) or its own.
+
+The service is the default because the embedded store admits one owner and the model
+takes a third of a second to load; `--no-daemon` / `CORTEX_DAEMON=0` (or `daemon = false`
+in config.toml) runs the engine in the calling process instead.
+"""
+
+from __future__ import annotations
+
+from cortex_tui.config import Settings
+from cortex_tui.engine import service_link
+from cortex_tui.engine.protocol import Engine
+from cortex_tui.errors import StoreError
+
+
+def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
+    use_service = settings.daemon if daemon is None else daemon
+    if not use_service:
+        from cortex_tui.engine.open import open_engine
+
+        return open_engine(settings)
+    from cortex_tui.engine.remote import RemoteEngine
+
+    if not service_link.start(settings.home, wait=settings.service.start_wait):
+        raise StoreError(
+            f"the cortex-tui service for {settings.home} did not start; "
+            f"see {settings.home / 'logs' / service_link.SERVICE_LOG}, "
+            "or run in-process with --no-daemon"
+        )
+    return RemoteEngine.over_socket(settings.home)
+
+
+def stop_service_for_exclusive_use(settings: Settings) -> bool:
+    """Stop a running service so this process may open the store itself (re-embedding,
+    indexing, loading the demo); True when one was running."""
+    if service_link.status(settings.home) is None:
+        return False
+    if not service_link.stop(settings.home):
+        raise StoreError(
+            "the cortex-tui service did not stop; stop it with `cortex-tui serve --stop`"
+        )
+    return True
