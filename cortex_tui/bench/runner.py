@@ -10,11 +10,10 @@ vectors of the same dimension.
 from __future__ import annotations
 
 import random
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from cortex_tui.bench.corpus import synthetic_texts
+from cortex_tui.bench.hooks import bench_hooks
+from cortex_tui.bench.timing import Timing
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig, load_settings
 from cortex_tui.embed.base import Embedder
@@ -35,6 +36,8 @@ NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 BASE_TEXTS = 1500
 UPSERT_BATCH = 1024
 IMPORT_COUNT = 2000
+HOOK_RUNS = 20
+HOOK_STORE_SIZE = 1000
 
 
 @dataclass
@@ -43,20 +46,7 @@ class BenchOptions:
     queries: int = 200
     embedder: str = "onnx"
     import_count: int = IMPORT_COUNT
-
-
-@dataclass
-class Timing:
-    samples: list[float] = field(default_factory=list)
-
-    def summary(self) -> dict[str, float]:
-        ordered = sorted(self.samples)
-        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        return {
-            "p50_ms": round(statistics.median(ordered) * 1000, 3),
-            "p95_ms": round(p95 * 1000, 3),
-            "runs": len(ordered),
-        }
+    hook_runs: int = HOOK_RUNS
 
 
 def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
@@ -83,7 +73,27 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
             entry = _bench_size(settings, embedder, Path(tmp), size, base_vectors, queries)
         say(f"{size} memories: {entry}")
         report["stores"].append(entry)
+    if options.hook_runs:
+        seed = lambda home: _seed_hook_store(settings, embedder, home, base_vectors)  # noqa: E731
+        report["hooks"] = bench_hooks(seed, settings.embedder.kind, queries, options.hook_runs)
+        say(f"hooks through the service ({HOOK_STORE_SIZE} memories): {report['hooks']}")
     return report
+
+
+def _seed_hook_store(
+    settings: Settings,
+    embedder: Embedder,
+    home: Path,
+    base_vectors: np.ndarray[Any, np.dtype[np.float32]],
+) -> None:
+    rng = random.Random(HOOK_STORE_SIZE)
+    memories = _memories(synthetic_texts(HOOK_STORE_SIZE, seed=3), rng)
+    vectors = base_vectors[np.arange(HOOK_STORE_SIZE) % len(base_vectors)]
+    engine = open_engine(settings, embedder=embedder, store_path=home / "store")
+    try:
+        engine.store.upsert_memories(memories, list(vectors.astype(np.float32)))
+    finally:
+        engine.close()
 
 
 def _time_query_embedding(embedder: Embedder, queries: list[str]) -> dict[str, float]:

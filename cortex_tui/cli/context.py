@@ -45,7 +45,9 @@ class CommandContext:
         """An engine in this process, for work that needs the store itself (indexing,
         loading the demo, building the index); a running service is stopped first."""
 
-        if not isinstance(self._engine, LocalEngine):
+        from cortex_tui.engine.local import LocalEngine as InProcess
+
+        if not isinstance(self._engine, InProcess):
             from cortex_tui.engine.connect import stop_service_for_exclusive_use
             from cortex_tui.engine.open import open_engine
 

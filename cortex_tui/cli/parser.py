@@ -136,6 +136,9 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument("--sizes", type=csv_list, default=["1000", "10000", "100000"])
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--embedder", choices=["onnx", "hashing"], default="onnx")
+    p.add_argument(
+        "--hook-runs", type=int, default=20, help="hook runs through a real service (0: skip)"
+    )
 
 
 def _recall_filters(p: argparse.ArgumentParser) -> None:

@@ -123,7 +123,9 @@ def cmd_bench(ctx: CommandContext) -> int:
         sizes = [int(s) for s in a.sizes]
     except ValueError:
         raise InvalidInputError("--sizes takes whole numbers, e.g. --sizes 1000,10000") from None
-    options = BenchOptions(sizes=sizes, queries=a.queries, embedder=a.embedder)
+    options = BenchOptions(
+        sizes=sizes, queries=a.queries, embedder=a.embedder, hook_runs=a.hook_runs
+    )
     report = run_bench(options, progress=None if ctx.json else print)
     ctx.emit(report, "")
     return 0
