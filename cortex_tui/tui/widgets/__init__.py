@@ -1,0 +1,1 @@
+"""Widgets and modals the panes share, one concept per module."""

@@ -1,0 +1,68 @@
+"""Pick one of a few values: a memory type, a scope, the entity to merge into."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+
+class ChoiceModal(ModalScreen[str | None]):
+    """Dismisses with the id of the chosen option on enter, or None on escape.
+
+    `choices` are (id, label) pairs; `current` is highlighted first, so enter on an
+    unchanged value is a visible no-op rather than a surprise.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="choice.cancel"),
+    ]
+
+    DEFAULT_CSS = """
+    ChoiceModal { align: center middle; }
+    ChoiceModal > Vertical {
+        width: 60; max-width: 95%; height: auto; max-height: 80%;
+        border: round $accent; background: $surface; padding: 1 2;
+    }
+    ChoiceModal OptionList { height: auto; max-height: 20; border: none; }
+    """
+
+    def __init__(
+        self, title: str, choices: list[tuple[str, Content | str]], *, current: str | None = None
+    ) -> None:
+        super().__init__()
+        self._title = title
+        self._choices = choices
+        self._current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self._title
+            box.border_subtitle = "enter choose · esc cancel"
+            yield OptionList(
+                *(
+                    Option(label if isinstance(label, Content) else Content(label), id=key)
+                    for key, label in self._choices
+                ),
+                id="choice-list",
+            )
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        ids = [key for key, _ in self._choices]
+        options.highlighted = ids.index(self._current) if self._current in ids else 0
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,59 @@
+"""A word-level diff of two versions of a memory, as styled `Content`.
+
+Memories are prose and change a word or a number at a time ("60 requests/minute" →
+"100 requests/minute"); a line diff would mark the whole sentence. Words are compared
+with `difflib`, whitespace is kept as it was, and the colours are the theme variables
+`$diff-added` / `$diff-removed`. Removed words are also struck through and added ones
+bold, so the diff reads without colour too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from textual.content import Content
+
+ADDED_STYLE = "bold $diff-added"
+REMOVED_STYLE = "strike $diff-removed"
+
+_TOKENS = re.compile(r"\s+|\S+")
+
+
+@dataclass(frozen=True)
+class WordDiff:
+    """The diff to show, and how many words went in and out (for a one-line summary)."""
+
+    content: Content
+    added: int
+    removed: int
+
+
+def _words(tokens: list[str]) -> int:
+    return sum(1 for token in tokens if not token.isspace())
+
+
+def word_diff(old: str, new: str) -> WordDiff:
+    """`new` with the words `old` lacked marked added and the words it lost marked removed.
+
+    Content is built from plain strings (never parsed as markup), so memory text such as
+    `[harbor] [ingest]` shows intact.
+    """
+    before, after = _TOKENS.findall(old), _TOKENS.findall(new)
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    parts: list[Content] = []
+    added = removed = 0
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            parts.append(Content("".join(after[j1:j2])))
+            continue
+        if op in ("delete", "replace"):
+            removed += _words(before[i1:i2])
+            parts.append(Content.styled("".join(before[i1:i2]), REMOVED_STYLE))
+        if op == "replace":
+            parts.append(Content(" "))
+        if op in ("insert", "replace"):
+            added += _words(after[j1:j2])
+            parts.append(Content.styled("".join(after[j1:j2]), ADDED_STYLE))
+    return WordDiff(Content("").join(parts), added, removed)
