@@ -17,6 +17,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return hook_main(args)
     if args[:1] == ["--home"] and args[2:3] == ["serve"]:
         args = ["serve", "--home", args[1], *args[3:]]
+    if not args or args[0] in ("--demo", "--tui"):
+        # The terminal UI; textual is imported only past this point.
+        from cortex_tui.tui.run import main as tui_main
+
+        return tui_main([arg for arg in args if arg != "--tui"])
     if args[:1] == ["serve"]:
         from cortex_tui.server.main import serve_main
 

@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 from cortex_tui.tui.panes.base import Pane
+from cortex_tui.tui.panes.recall import RecallPane
 from cortex_tui.tui.panes.stats import StatsPane
 
 PANES: list[type[Pane]] = [
+    RecallPane,
     StatsPane,
 ]

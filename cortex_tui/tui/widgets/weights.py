@@ -1,0 +1,122 @@
+"""Editing the nine recall weights: one numeric input per signal, and save-as-profile.
+
+The editor posts `WeightsEdited` whenever all nine inputs form valid `RecallWeights`, so
+the Recall pane re-ranks while the user types; `SaveProfile` asks the pane to persist the
+weights under a name (the pane does the engine call in a worker).
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.validation import Number
+from textual.widgets import Button, Input, Label, Static
+
+from cortex_tui.config import RecallWeights
+from cortex_tui.models import SIGNAL_NAMES
+from cortex_tui.tui.colours import signal_variable
+from cortex_tui.tui.scoring import signal_label
+
+
+class WeightsEdited(Message):
+    def __init__(self, weights: RecallWeights) -> None:
+        super().__init__()
+        self.weights = weights
+
+
+class SaveProfile(Message):
+    def __init__(self, name: str, weights: RecallWeights) -> None:
+        super().__init__()
+        self.name = name
+        self.weights = weights
+
+
+def _input_id(signal: str) -> str:
+    return f"weight-{signal.replace('_', '-')}"
+
+
+class WeightEditor(VerticalScroll):
+    """Numeric inputs for the weights; the sum is shown because weights need not add to 1."""
+
+    DEFAULT_CSS = """
+    WeightEditor { padding: 0 1; }
+    WeightEditor .weight-row { height: 1; }
+    WeightEditor .weight-row Label { width: 18; }
+    WeightEditor .weight-row Input { width: 10; }
+    WeightEditor #weights-sum { margin: 1 0; height: auto; }
+    WeightEditor #weights-save-row { height: 1; }
+    WeightEditor #weights-name { width: 18; }
+    WeightEditor Button { margin-left: 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.profile = "default"
+
+    def compose(self) -> ComposeResult:
+        yield Static("Weights: edit and recall re-ranks live.", classes="weights-hint")
+        for name in SIGNAL_NAMES:
+            with Horizontal(classes="weight-row"):
+                yield Label(Content.styled(signal_label(name), f"${signal_variable(name)}"))
+                yield Input(
+                    id=_input_id(name),
+                    type="number",
+                    compact=True,
+                    validators=[Number(minimum=0.0, maximum=10.0)],
+                    valid_empty=False,
+                )
+        yield Static(id="weights-sum")
+        with Horizontal(id="weights-save-row"):
+            yield Input(placeholder="profile name", id="weights-name", compact=True)
+            yield Button("Save profile", id="weights-save", compact=True)
+
+    def load(self, profile: str, weights: RecallWeights) -> None:
+        """Show `weights` (from the picked profile) without emitting an edit."""
+        self.profile = profile
+        for name, value in weights.model_dump().items():
+            field = self.query_one(f"#{_input_id(name)}", Input)
+            with field.prevent(Input.Changed):
+                field.value = f"{value:g}"
+        self.query_one("#weights-name", Input).value = profile
+        self._show_sum(weights)
+
+    def current(self) -> RecallWeights | None:
+        """The weights the inputs describe, or None while one of them is invalid."""
+        values: dict[str, float] = {}
+        for name in SIGNAL_NAMES:
+            field = self.query_one(f"#{_input_id(name)}", Input)
+            if not field.is_valid:
+                return None
+            values[name] = float(field.value)
+        try:
+            return RecallWeights(**values)
+        except ValueError:
+            return None
+
+    @on(Input.Changed, ".weight-row Input")
+    def _edited(self, event: Input.Changed) -> None:
+        event.stop()
+        weights = self.current()
+        if weights is None:
+            self.query_one("#weights-sum", Static).update("fix the highlighted weight")
+            return
+        self._show_sum(weights)
+        self.post_message(WeightsEdited(weights))
+
+    @on(Button.Pressed, "#weights-save")
+    @on(Input.Submitted, "#weights-name")
+    def _save(self, event: Message) -> None:
+        event.stop()
+        weights = self.current()
+        name = self.query_one("#weights-name", Input).value.strip()
+        if weights is None or not name:
+            self.notify("give valid weights and a profile name", severity="warning")
+            return
+        self.post_message(SaveProfile(name, weights))
+
+    def _show_sum(self, weights: RecallWeights) -> None:
+        total = sum(weights.model_dump().values())
+        self.query_one("#weights-sum", Static).update(f"sum {total:.3f} (profile {self.profile})")
