@@ -159,4 +159,3 @@ def _mark_conflict(engine: LocalEngine, a: str, b: str) -> None:
             ),
         ]
     )
-

@@ -4,7 +4,8 @@ Memories are prose and change a word or a number at a time ("60 requests/minute"
 "100 requests/minute"); a line diff would mark the whole sentence. Words are compared
 with `difflib`, whitespace is kept as it was, and the colours are the theme variables
 `$diff-added` / `$diff-removed`. Removed words are also struck through and added ones
-bold, so the diff reads without colour too.
+bold, so the diff reads without colour too; the shape and the colour are separate spans,
+so a theme without the colour variables still shows the shape.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
-ADDED_STYLE = "bold $diff-added"
-REMOVED_STYLE = "strike $diff-removed"
+ADDED = ("bold", "$diff-added")
+REMOVED = ("strike", "$diff-removed")
 
 _TOKENS = re.compile(r"\s+|\S+")
 
@@ -28,6 +29,11 @@ class WordDiff:
     content: Content
     added: int
     removed: int
+
+
+def _marked(text: str, style: tuple[str, str]) -> Content:
+    shape, colour = style
+    return Content.styled(text, shape).stylize(colour)
 
 
 def _words(tokens: list[str]) -> int:
@@ -50,10 +56,10 @@ def word_diff(old: str, new: str) -> WordDiff:
             continue
         if op in ("delete", "replace"):
             removed += _words(before[i1:i2])
-            parts.append(Content.styled("".join(before[i1:i2]), REMOVED_STYLE))
+            parts.append(_marked("".join(before[i1:i2]), REMOVED))
         if op == "replace":
             parts.append(Content(" "))
         if op in ("insert", "replace"):
             added += _words(after[j1:j2])
-            parts.append(Content.styled("".join(after[j1:j2]), ADDED_STYLE))
+            parts.append(_marked("".join(after[j1:j2]), ADDED))
     return WordDiff(Content("").join(parts), added, removed)

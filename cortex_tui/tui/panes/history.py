@@ -1,0 +1,288 @@
+"""The History pane: how a fact changed over time, and going back to an older version.
+
+Nothing is overwritten in the store: an update, a conflict resolution or a restore ends
+the old version (`valid_to`) and links it to its successor. This pane lists the chains
+that changed (newest change first); a chain shows every version, newest first, with its
+validity and a word-level diff against the version before it. Restoring an old version
+makes its text current again as a *new* version, so the past stays as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from cortex_tui.engine.protocol import Engine
+from cortex_tui.models import Memory, MemoryStatus
+from cortex_tui.store.base import JournalEntry, MemoryFilter
+from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.panes.base import Pane, StoreChanged
+from cortex_tui.tui.widgets.confirm import ConfirmModal
+from cortex_tui.tui.widgets.word_diff import word_diff
+
+SCAN_PAGE = 500
+_SUBJECT_WIDTH = 34
+
+
+def chain_heads(engine: Engine) -> list[Memory]:
+    """The current versions that supersede something: one per changed chain, newest first.
+
+    The store has no filter for "has a predecessor", so this pages through the current
+    memories (server-side `list_memories`, `SCAN_PAGE` at a time, in a worker) and keeps
+    the heads; only their ids and one line of text reach the screen.
+    """
+    heads: list[Memory] = []
+    offset: str | None = None
+    while True:
+        page = engine.list_memories(MemoryFilter(), limit=SCAN_PAGE, offset=offset)
+        heads.extend(m for m in page.memories if m.supersedes_id)
+        if page.next_offset is None:
+            break
+        offset = page.next_offset
+    heads.sort(key=lambda m: (m.valid_from, m.id), reverse=True)
+    return heads
+
+
+@dataclass(frozen=True)
+class ChainList:
+    heads: list[Memory]
+    now: datetime
+
+
+@dataclass(frozen=True)
+class Chain:
+    """One version chain, oldest first as the engine returns it."""
+
+    versions: list[Memory]
+    now: datetime
+
+
+def when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def head_prompt(head: Memory, now: datetime) -> Content:
+    return Content.assemble(
+        (one_line(head.content, _SUBJECT_WIDTH), "bold"),
+        "\n",
+        (
+            f"changed {age(head.valid_from, now)} ago · {head.type.value} · "
+            f"{head.project or 'global'}",
+            "$text-muted",
+        ),
+    )
+
+
+def version_state(memory: Memory) -> Content:
+    if memory.status is not MemoryStatus.ACTIVE:
+        return Content.styled(memory.status.value, "$error")
+    if memory.valid_to is None:
+        return Content.styled("current", "bold $success")
+    return Content.styled("superseded", "$superseded")
+
+
+def version_prompt(number: int, memory: Memory, older: Memory | None) -> Content:
+    """Validity and state, then provenance, then the text: diffed against the version
+    before it, or plain for the first version."""
+    until = when(memory.valid_to) if memory.valid_to else "now"
+    header = Content.assemble(
+        (f"v{number}  ", "bold"), f"{when(memory.valid_from)} → {until}  ", version_state(memory)
+    )
+    provenance = f"{memory.source} · confidence {memory.confidence:.2f} · {memory.short_id}"
+    if older is None:
+        return Content.assemble(
+            header, "\n", (provenance, "$text-muted"), "\n", Content(memory.content)
+        )
+    diff = word_diff(older.content, memory.content)
+    provenance += f" · +{diff.added} −{diff.removed} words"
+    return Content.assemble(header, "\n", (provenance, "$text-muted"), "\n", diff.content)
+
+
+class HistoryPane(Pane):
+    """Changed chains on the left; the selected chain's versions on the right."""
+
+    pane_id = "history"
+    title = "History"
+    key = "3"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "restore", "Restore version", id="history.restore"),
+        Binding("u", "undo", "Undo", id="history.undo"),
+        Binding("f5", "reload", "Refresh", id="history.reload"),
+    ]
+
+    DEFAULT_CSS = """
+    HistoryPane { padding: 0 1; }
+    HistoryPane #history-summary { height: 1; color: $text-muted; }
+    HistoryPane #history-body { height: 1fr; }
+    HistoryPane OptionList { height: 1fr; border: round $panel-lighten-2; }
+    HistoryPane OptionList:focus { border: round $accent; }
+    HistoryPane #history-chains { width: 40; }
+    HistoryPane #history-versions { width: 1fr; }
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self._heads: list[Memory] = []
+        self._versions: list[Memory] = []
+        self._focus_id: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="history-summary")
+        with Horizontal(id="history-body"):
+            yield OptionList(id="history-chains")
+            yield OptionList(id="history-versions")
+
+    def on_mount(self) -> None:
+        self.query_one("#history-chains").border_title = "Changed facts"
+        self.query_one("#history-versions").border_title = "Versions, newest first"
+
+    # --- data ---------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        engine = self.engine
+        self.call_engine(
+            lambda: ChainList(chain_heads(engine), engine.now()), self._show_heads, name="history"
+        )
+        if self._focus_id is not None:
+            self._fetch_chain(self._focus_id)
+
+    def show_chain(self, memory_id: str) -> None:
+        """Show the version chain containing `memory_id` (any version of it)."""
+        self._focus_id = memory_id
+        self._fetch_chain(memory_id)
+
+    def _fetch_chain(self, memory_id: str) -> None:
+        engine = self.engine
+        self.call_engine(
+            lambda: Chain(engine.history(memory_id), engine.now()),
+            self._show_chain,
+            name="history.chain",
+        )
+
+    def _show_heads(self, listing: ChainList) -> None:
+        self._heads = listing.heads
+        chains = self.query_one("#history-chains", OptionList)
+        options: list[Option | None] = []
+        for head in listing.heads:
+            if options:
+                options.append(None)
+            options.append(Option(head_prompt(head, listing.now), id=head.id))
+        chains.set_options(options)
+        count = len(listing.heads)
+        self.query_one("#history-summary", Static).update(
+            f"{count} fact{'s' * (count != 1)} changed over time"
+            if count
+            else "No memory has more than one version yet."
+        )
+        if self._focus_id is None and listing.heads:
+            chains.highlighted = 0
+        else:
+            self._highlight_shown_chain()
+
+    def _show_chain(self, chain: Chain) -> None:
+        self._versions = chain.versions
+        versions = self.query_one("#history-versions", OptionList)
+        options: list[Option | None] = []
+        ordered = list(enumerate(chain.versions, start=1))
+        for number, memory in reversed(ordered):
+            older = chain.versions[number - 2] if number > 1 else None
+            if options:
+                options.append(None)
+            options.append(Option(version_prompt(number, memory, older), id=memory.id))
+        versions.set_options(options)
+        versions.highlighted = 0 if options else None
+        if chain.versions:
+            versions.border_subtitle = f"{len(chain.versions)} versions"
+        self._highlight_shown_chain()
+
+    def _highlight_shown_chain(self) -> None:
+        """Point the chain list at the chain on the right, when it is one of the listed."""
+        shown = {m.id for m in self._versions}
+        chains = self.query_one("#history-chains", OptionList)
+        for head in self._heads:
+            if head.id in shown:
+                index = chains.get_option_index(head.id)
+                if chains.highlighted != index:
+                    chains.highlighted = index
+                return
+
+    @on(OptionList.OptionHighlighted, "#history-chains")
+    def _chain_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        head_id = event.option.id
+        if head_id is None or head_id in {m.id for m in self._versions}:
+            return
+        self.show_chain(head_id)
+
+    @on(OptionList.OptionSelected, "#history-chains")
+    def _chain_selected(self) -> None:
+        self.query_one("#history-versions", OptionList).focus()
+
+    @property
+    def selected_version(self) -> Memory | None:
+        option = self.query_one("#history-versions", OptionList).highlighted_option
+        if option is None:
+            return None
+        return next((m for m in self._versions if m.id == option.id), None)
+
+    # --- actions ------------------------------------------------------------------------
+
+    def action_restore(self) -> None:
+        """Make the highlighted old version current again, as a new version."""
+        old = self.selected_version
+        current = next((m for m in reversed(self._versions) if m.is_current), None)
+        if old is None:
+            self.notify("Pick a version to restore first.", severity="warning")
+            return
+        if old.is_current:
+            self.notify("That is the current version already.", severity="warning")
+            return
+        engine = self.engine
+        body = Content("\n").join(
+            [
+                Content.styled("Make this text current again (as a new version):", "bold"),
+                Content.assemble("  ", Content(old.content)),
+                Content.styled("It supersedes the current version:", "bold"),
+                Content.assemble(
+                    "  ", (current.content if current else "(none is current)", "$superseded")
+                ),
+            ]
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.call_engine(
+                    lambda: engine.restore(old.id), self._restored, name="history.restore"
+                )
+
+        self.app.push_screen(
+            ConfirmModal("Restore this version?", body, confirm="Restore"), confirmed
+        )
+
+    def _restored(self, memory: Memory) -> None:
+        self._focus_id = memory.id
+        self._written(f"Restored as {memory.short_id}")
+
+    def action_undo(self) -> None:
+        """Undo the last curation action (a restore, or any other)."""
+        engine = self.engine
+        self.call_engine(lambda: engine.undo(1), self._undone, name="history.undo")
+
+    def _undone(self, entries: list[JournalEntry]) -> None:
+        self._written("Undid " + ", ".join(entry.action for entry in entries))
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def _written(self, summary: str) -> None:
+        self.notify(summary, title="History")
+        self.post_message(StoreChanged())

@@ -1,0 +1,132 @@
+"""The History pane and the word diff: chains newest first, restore really versions."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import OptionList
+
+from cortex_tui.demo.loader import demo_id
+from cortex_tui.engine.local import LocalEngine
+from cortex_tui.models import MemoryDraft
+from cortex_tui.tui.panes.history import HistoryPane, chain_heads
+from cortex_tui.tui.widgets.confirm import ConfirmModal
+from cortex_tui.tui.widgets.word_diff import word_diff
+from tests.tui.pane_harness import PaneApp, settle
+
+pytestmark = pytest.mark.anyio
+
+SIZE = (110, 32)
+RATE_LIMIT = [demo_id("m018"), demo_id("m019"), demo_id("m020")]
+
+
+def test_word_diff_marks_changed_words_only() -> None:
+    diff = word_diff("The limit is 60 requests", "The limit is now 100 requests")
+    assert diff.content.plain == "The limit is 60 now 100 requests"
+    styled = {
+        diff.content.plain[s.start : s.end]: s.style
+        for s in diff.content.spans
+        if s.style in ("strike", "bold")
+    }
+    assert styled == {"60": "strike", "now 100": "bold"}
+    assert (diff.added, diff.removed) == (2, 1)
+
+
+def test_word_diff_keeps_markup_like_text() -> None:
+    diff = word_diff("grep '[harbor]'", "grep '[harbor] [ingest]'")
+    assert "[harbor]" in diff.content.plain and "[ingest]'" in diff.content.plain
+
+
+def test_word_diff_of_equal_texts_marks_nothing() -> None:
+    diff = word_diff("same  text\nhere", "same  text\nhere")
+    assert diff.content.plain == "same  text\nhere"
+    assert (diff.added, diff.removed, diff.content.spans) == (0, 0, [])
+
+
+def test_chain_heads_are_the_changed_facts_newest_first(demo_engine: LocalEngine) -> None:
+    heads = chain_heads(demo_engine)
+    assert heads and all(h.supersedes_id and h.is_current for h in heads)
+    assert [h.valid_from for h in heads] == sorted((h.valid_from for h in heads), reverse=True)
+    assert heads[0].id == RATE_LIMIT[-1]
+
+
+async def test_first_chain_is_shown_newest_version_first(demo_engine: LocalEngine) -> None:
+    app = PaneApp(HistoryPane(demo_engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        versions = app.query_one("#history-versions", OptionList)
+        assert [o.id for o in versions.options] == RATE_LIMIT[::-1]
+        newest = str(versions.options[0].prompt)
+        assert "v3" in newest and "→ now" in newest and "current" in newest
+
+
+async def test_show_chain_from_any_version(demo_engine: LocalEngine) -> None:
+    pane = HistoryPane(demo_engine)
+    app = PaneApp(pane)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane.show_chain(demo_id("m011"))
+        await settle(pilot)
+        versions = app.query_one("#history-versions", OptionList)
+        chain = [demo_id("m013"), demo_id("m012"), demo_id("m011")]
+        assert [o.id for o in versions.options] == chain
+        chains = app.query_one("#history-chains", OptionList)
+        assert chains.highlighted_option is not None
+        assert chains.highlighted_option.id == demo_id("m013")
+
+
+async def test_restore_creates_a_new_current_version(demo_engine: LocalEngine) -> None:
+    oldest = demo_engine.get(RATE_LIMIT[0])
+    app = PaneApp(HistoryPane(demo_engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#history-versions", OptionList).focus()
+        await pilot.press("end", "r")
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(pilot)
+        chain = demo_engine.history(RATE_LIMIT[0])
+        assert len(chain) == 4
+        restored = chain[-1]
+        assert restored.id not in RATE_LIMIT and restored.is_current
+        assert restored.content == oldest.content
+        assert restored.supersedes_id == RATE_LIMIT[-1]
+        assert demo_engine.get(RATE_LIMIT[-1]).valid_to is not None
+        assert demo_engine.get(RATE_LIMIT[0]).valid_to == oldest.valid_to  # past unchanged
+        versions = app.query_one("#history-versions", OptionList)
+        assert versions.options[0].id == restored.id
+
+
+async def test_restore_of_the_current_version_is_refused(demo_engine: LocalEngine) -> None:
+    app = PaneApp(HistoryPane(demo_engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#history-versions", OptionList).focus()
+        await pilot.press("r")
+        assert not isinstance(app.screen, ConfirmModal)
+        assert len(demo_engine.history(RATE_LIMIT[0])) == 3
+
+
+async def test_undo_reverts_a_restore(demo_engine: LocalEngine) -> None:
+    app = PaneApp(HistoryPane(demo_engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#history-versions", OptionList).focus()
+        await pilot.press("end", "r", "y")
+        await settle(pilot)
+        assert not demo_engine.get(RATE_LIMIT[-1]).is_current
+        await pilot.press("u")
+        await settle(pilot)
+        assert demo_engine.get(RATE_LIMIT[-1]).is_current
+
+
+async def test_a_new_edit_appears_as_a_changed_fact(demo_engine: LocalEngine) -> None:
+    written = demo_engine.remember(MemoryDraft(content="Deploys use [blue/green] switches."))
+    updated = demo_engine.update(written.memory.id, content="Deploys use [canary] releases.")
+    app = PaneApp(HistoryPane(demo_engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chains = app.query_one("#history-chains", OptionList)
+        assert chains.options[0].id == updated.id
+        versions = app.query_one("#history-versions", OptionList)
+        assert "[canary]" in str(versions.options[0].prompt)
+        assert "[blue/green]" in str(versions.options[0].prompt)
