@@ -15,7 +15,6 @@ from textual.widgets import Footer
 from cortex_tui.tui.colours import DOMAIN_DEFAULTS
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
 
-
 # Until the app's colour defaults name them, the diff colours the panes use.
 DIFF_DEFAULTS = {"diff-added": "#5fae5a", "diff-removed": "#e05561"}
 
