@@ -28,7 +28,12 @@ def test_cli_never_imports_textual(args: list[str], tmp_path: Path) -> None:
         check=False,
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin", "CORTEX_EMBEDDER__KIND": "hashing", "HOME": str(tmp_path)},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "CORTEX_EMBEDDER__KIND": "hashing",
+            "CORTEX_DAEMON": "0",
+            "HOME": str(tmp_path),
+        },
     )
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     if args[-1] == "--help":  # argparse exits after printing help
@@ -44,6 +49,19 @@ def test_engine_import_does_not_load_textual() -> None:
     code = (
         "import sys, cortex_tui.engine.open, cortex_tui.recall.pipeline, cortex_tui.store.factory;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual','rich')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_hook_entry_loads_neither_pydantic_nor_the_engine() -> None:
+    """The hook runs every agent turn: talking to the service must not pay for pydantic
+    (~0.3 s), numpy or the store; only the standard library and platformdirs."""
+    code = (
+        "import sys, cortex_tui.hooks.run, cortex_tui.__main__;"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'pydantic', 'numpy', 'qdrant_edge', 'httpx', 'fastapi', 'textual', 'onnxruntime'}))"
     )
     proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

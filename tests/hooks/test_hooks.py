@@ -126,7 +126,7 @@ def test_failures_exit_zero_silently_and_are_logged(home: Path) -> None:
     r = hook(home, "pre", "atlas API port", env={"CORTEX_EMBEDDER__KIND": "onnx"})
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
     log = (home / "logs" / "hooks.log").read_text()
-    assert "pre hook failed" in log and "reembed" in log
+    assert "pre hook (in-process) failed" in log and "reembed" in log
     strict = hook(home, "pre", "atlas API port", "--strict", env={"CORTEX_EMBEDDER__KIND": "onnx"})
     assert strict.returncode != 0
 
