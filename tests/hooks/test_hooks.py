@@ -41,9 +41,7 @@ def hook(
 
 def remember(home: Path, text: str, *args: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
-    env.update(
-        {"CORTEX_HOME": str(home), "CORTEX_EMBEDDER__KIND": "hashing", "CORTEX_DAEMON": "0"}
-    )
+    env.update({"CORTEX_HOME": str(home), "CORTEX_EMBEDDER__KIND": "hashing", "CORTEX_DAEMON": "0"})
     subprocess.run(
         [sys.executable, "-m", "cortex_tui", "remember", text, *args],
         env=env,
