@@ -27,6 +27,11 @@ def parse(args: list[str]) -> argparse.Namespace:
         "--demo", action="store_true", help="open a fresh copy of the demo data (temporary)"
     )
     parser.add_argument("--home", type=Path, help="CORTEX_HOME to open (default: $CORTEX_HOME)")
+    parser.add_argument(
+        "--no-daemon",
+        action="store_true",
+        help="open the store in this process instead of using the local service",
+    )
     return parser.parse_args(args)
 
 
@@ -34,16 +39,18 @@ def main(args: list[str]) -> int:
     options = parse(args)
     if options.demo:
         return _run_demo()
-    return _run_user(options.home)
+    return _run_user(options.home, daemon=False if options.no_daemon else None)
 
 
-def _run_user(home: Path | None) -> int:
+def _run_user(home: Path | None, daemon: bool | None) -> int:
+    """Through the local service by default (started when needed), so the TUI can stay
+    open while the agent's hooks keep reading and writing the same store."""
     from cortex_tui.config import load_settings
-    from cortex_tui.engine.open import open_engine
+    from cortex_tui.engine.connect import connect_engine
 
     try:
         settings = load_settings(home)
-        engine = open_engine(settings)
+        engine = connect_engine(settings, daemon=daemon)
     except CortexError as exc:
         print(f"cortex-tui: {exc}", file=sys.stderr)
         return 1
