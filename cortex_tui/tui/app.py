@@ -30,6 +30,7 @@ from cortex_tui.tui.help import (
     help_content,
 )
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
+from cortex_tui.tui.panes.recall import RecallPane
 from cortex_tui.tui.preferences import load_preferences, remember_theme
 from cortex_tui.tui.registry import PANES
 from cortex_tui.tui.themes import load_themes, theme_dirs
@@ -57,7 +58,11 @@ def _tab_id(pane_id: str) -> str:
 
 
 class CortexApp(App[None]):
-    """The terminal UI over one engine; `demo` only changes the title."""
+    """The terminal UI over one engine.
+
+    `demo` only changes the subtitle; `home` is where config.toml (theme, keymap) lives;
+    `show_timings=False` hides elapsed times, for screenshots and snapshot tests.
+    """
 
     TITLE = "cortex-tui"
 
@@ -84,11 +89,19 @@ class CortexApp(App[None]):
     .pane { height: 1fr; }
     """
 
-    def __init__(self, engine: Engine, *, demo: bool = False, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        demo: bool = False,
+        home: Path | None = None,
+        show_timings: bool = True,
+    ) -> None:
         super().__init__()
         self.engine = engine
         self.demo = demo
         self.home = home
+        self.show_timings = show_timings
         self.sub_title = "demo data" if demo else ""
         preferences = load_preferences(home) if home else None
         themes, theme_problems = load_themes(theme_dirs(home))
@@ -124,6 +137,8 @@ class CortexApp(App[None]):
         if self._problems:
             self.notify("\n".join(self._problems), title="Settings", severity="warning", timeout=10)
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        for recall in self.query(RecallPane):
+            recall.show_timings = self.show_timings
 
     @property
     def panes(self) -> list[Pane]:

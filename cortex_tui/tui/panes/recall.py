@@ -39,6 +39,7 @@ from cortex_tui.tui.widgets.weights import SaveProfile, WeightEditor, WeightsEdi
 LIMIT = 20
 NARROW = 150
 """Below this width the breakdown goes under the results instead of beside them."""
+SIDE_WIDTH = 66
 _SCORE_BAR = 8
 
 
@@ -75,9 +76,6 @@ class RecallPane(Pane):
     title = "Recall"
     key = "1"
 
-    show_timings: ClassVar[bool] = True
-    """Off in screenshots and snapshot tests: elapsed milliseconds differ run to run."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_query", "Query", id="recall.focus_query"),
         Binding("c", "toggle_compare", "Compare", id="recall.compare"),
@@ -85,6 +83,7 @@ class RecallPane(Pane):
         Binding("e", "toggle_weights", "Weights", id="recall.weights"),
         Binding("h", "open_history", "History", id="recall.history"),
         Binding("x", "clear_filters", "Clear filters", id="recall.clear_filters"),
+        Binding("escape", "focus_results", "Results", show=False, id="recall.results"),
     ]
 
     DEFAULT_CSS = """
@@ -120,6 +119,9 @@ class RecallPane(Pane):
         self._profiles: dict[str, RecallWeights] = {}
         self._now: datetime | None = None
         self._options_loaded = False
+        self._rendered_width = 0
+        self.show_timings = True
+        """Off in screenshots and snapshot tests: elapsed milliseconds differ run to run."""
 
     def compose(self) -> ComposeResult:
         types = [(member.value, member.value) for member in MemoryType]
@@ -174,7 +176,8 @@ class RecallPane(Pane):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
-        self._render_tables()
+        if self._main_width() != self._rendered_width:
+            self._render_tables()
 
     # Data ---------------------------------------------------------------------------
 
@@ -289,6 +292,7 @@ class RecallPane(Pane):
     def _render_tables(self) -> None:
         if self.response is None:
             return
+        self._rendered_width = self._main_width()
         palette = self.app.theme_variables
         compare_mode = self.response_b is not None
         switcher = self.query_one("#recall-main", ContentSwitcher)
@@ -302,15 +306,13 @@ class RecallPane(Pane):
         table = self.query_one("#recall-results", DataTable)
         results = self.response.results if self.response else []
         top = max((r.score for r in results), default=0.0)
-        width = max(table.size.width - 48, 20)
+        width = max(self._main_width() - 59, 20)
         row = table.cursor_row
         table.clear(columns=True)
-        table.add_column("#", key="rank")
-        table.add_column("score", key="score")
-        table.add_column("type", key="type")
-        table.add_column("scope", key="scope")
-        table.add_column("age", key="age")
-        table.add_column("content", key="content")
+        _add_columns(
+            table,
+            [("#", 3), ("score", 14), ("type", 10), ("scope", 9), ("age", 5), ("content", width)],
+        )
         for result in results:
             memory = result.memory
             table.add_row(
@@ -329,13 +331,13 @@ class RecallPane(Pane):
         table_a = self.query_one("#compare-a", DataTable)
         table_b = self.query_one("#compare-b", DataTable)
         results_a = self.response.results if self.response else []
-        width_a = max(table_a.size.width - 22, 16)
-        width_b = max(table_b.size.width - 46, 16)
+        width_a = max(self._main_width() // 2 - 26, 16)
+        width_b = max(self._main_width() // 2 - 62, 16)
         top = max(
             [r.score for r in results_a] + [m.b.score for m in self.movements if m.b], default=0.0
         )
         table_a.clear(columns=True)
-        table_a.add_columns("#", "score A", "content")
+        _add_columns(table_a, [("#", 3), ("score A", 14), ("content", width_a)])
         for result in results_a:
             table_a.add_row(
                 Text(str(result.rank), justify="right"),
@@ -345,7 +347,9 @@ class RecallPane(Pane):
             )
         row = table_b.cursor_row
         table_b.clear(columns=True)
-        table_b.add_columns("#", "move", "score B", "because", "content")
+        _add_columns(
+            table_b, [("#", 3), ("move", 7), ("score B", 14), ("because", 22), ("content", width_b)]
+        )
         for movement in self.movements:
             cause = movement.cause()
             table_b.add_row(
@@ -358,6 +362,11 @@ class RecallPane(Pane):
             )
         if self.movements:
             table_b.move_cursor(row=min(row, len(self.movements) - 1))
+
+    def _main_width(self) -> int:
+        """Width left for the results, from the pane's own size (known before the tables')."""
+        width = self.size.width
+        return width if width < NARROW else width - SIDE_WIDTH - 1
 
     def _score_cell(self, score: float, top: float, palette: Mapping[str, str]) -> Text:
         cell = Text(f"{score:.3f} ")
@@ -428,7 +437,7 @@ class RecallPane(Pane):
     def _query_submitted(self, event: Input.Submitted) -> None:
         self.run_recall()
         if event.input.id == "recall-query":
-            self._focus_results()
+            self.action_focus_results()
 
     @on(Input.Submitted, "#recall-why-id")
     def _why_submitted(self, event: Input.Submitted) -> None:
@@ -476,7 +485,7 @@ class RecallPane(Pane):
         value = self.query_one(select_id, Select).value
         return value if isinstance(value, str) else "default"
 
-    def _focus_results(self) -> None:
+    def action_focus_results(self) -> None:
         table_id = "#compare-b" if self.has_class("-compare") else "#recall-results"
         self.query_one(table_id, DataTable).focus()
 
@@ -494,6 +503,8 @@ class RecallPane(Pane):
         self.run_recall()
         if self.has_class("-compare"):
             self.query_one("#recall-query-b", Input).focus()
+        else:
+            self.action_focus_results()
 
     def action_ask_why_not(self) -> None:
         self.add_class("-why")
@@ -539,6 +550,12 @@ _HINT = Content.assemble(
     " edit weights, re-rank live, save as a profile",
 )
 _EMPTY = Content.styled("no results", "$text-muted")
+
+
+def _add_columns(table: DataTable[object], columns: list[tuple[str, int]]) -> None:
+    """Fixed widths: no measuring pass, so a screen is the same however fast it paints."""
+    for label, width in columns:
+        table.add_column(label, width=width, key=label)
 
 
 def _rich_style(style: str, palette: Mapping[str, str]) -> str:

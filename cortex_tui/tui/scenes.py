@@ -1,0 +1,115 @@
+"""Named screens of the app on the demo data, shared by `screenshots` and snapshot tests.
+
+A scene is a pane plus the keys that bring it into a telling state. Every pane in the
+registry gets a scene (so a new pane is photographed without touching this file), the
+Recall pane gets its modes, and every shipped theme gets the Recall breakdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from cortex_tui.tui.registry import PANES
+from cortex_tui.tui.themes import load_themes, theme_dirs
+
+SIZE = (120, 36)
+DEMO_QUERY = "how do we deploy to production"
+WHY_NOT_ID = "ad377fb6"
+"""A release procedure that ranks just outside the top 20 for `DEMO_QUERY`."""
+
+Prepare = Callable[[Pilot[None]], Awaitable[None]]
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until every engine call has come back and the screen is repainted."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause(0.05)  # tables size their columns on the next idle
+
+
+async def show_pane(pilot: Pilot[None], key: str) -> None:
+    await pilot.app.run_action(f"show_pane('{_pane_id(key)}')")
+    await settle(pilot)
+
+
+def _pane_id(key: str) -> str:
+    return next(pane.pane_id for pane in PANES if pane.key == key)
+
+
+async def ask(pilot: Pilot[None], query: str = DEMO_QUERY) -> None:
+    """Type a query into the Recall pane and wait for the ranking."""
+    await show_pane(pilot, "1")
+    field = pilot.app.query_one("#recall-query", Input)
+    field.focus()
+    field.value = query
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def _recall(pilot: Pilot[None]) -> None:
+    await ask(pilot)
+    await pilot.press("down", "down")
+    await settle(pilot)
+
+
+async def _compare(pilot: Pilot[None]) -> None:
+    await ask(pilot)
+    await pilot.press("c")
+    pilot.app.query_one("#recall-query-b", Input).value = "rules for releasing on a friday"
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def _why_not(pilot: Pilot[None]) -> None:
+    await ask(pilot)
+    await pilot.press("w", *WHY_NOT_ID, "enter")
+    await settle(pilot)
+
+
+async def _weights(pilot: Pilot[None]) -> None:
+    await ask(pilot)
+    await pilot.press("e")
+    await settle(pilot)
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    prepare: Prepare
+    theme: str | None = None
+    size: tuple[int, int] = field(default=SIZE)
+
+
+def _pane_scene(pane_key: str, pane_id: str) -> Scene:
+    async def prepare(pilot: Pilot[None]) -> None:
+        await show_pane(pilot, pane_key)
+
+    return Scene(pane_id, prepare)
+
+
+def shipped_themes() -> list[str]:
+    """The themes in the project's own `themes/` folder (not the user's)."""
+    themes, _ = load_themes(theme_dirs(None))
+    return sorted(theme.name for theme in themes)
+
+
+def scenes() -> list[Scene]:
+    """Every pane (Recall with a query), Recall's modes, and the Recall breakdown per theme."""
+    found = [
+        Scene("recall", _recall)
+        if pane.pane_id == "recall"
+        else _pane_scene(pane.key, pane.pane_id)
+        for pane in PANES
+    ]
+    found += [
+        Scene("recall-compare", _compare),
+        Scene("recall-why-not", _why_not),
+        Scene("recall-weights", _weights),
+    ]
+    found += [Scene(f"theme-{name}", _recall, theme=name) for name in shipped_themes()]
+    return found
