@@ -1,0 +1,485 @@
+"""The Memories pane: browse the whole store and curate one memory at a time.
+
+Stores grow to tens of thousands of memories, so the table never holds the store: every
+filter (type, scope, project, tag, status, text, current versions or all) becomes one
+`MemoryFilter` that the store applies, pages of `PAGE` rows come from `list_memories`
+with its cursor offsets, and the next page is fetched only when the cursor nears the end
+of what is loaded. The text filter is `MemoryFilter.text`, the store's full-text index
+(every word must occur), not a similarity search: a browser should show exactly what
+matches.
+
+Edits never overwrite: new content, type, scope or tags make a new version that
+supersedes the old one; forget marks the memory deleted. Both go through the curation
+journal, so undo reverts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import DataTable, Input, Select, Static
+
+from cortex_tui.engine.protocol import Engine
+from cortex_tui.models import Memory, MemoryPage, MemoryStatus, MemoryType, Scope
+from cortex_tui.store.base import JournalEntry, MemoryFilter
+from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
+from cortex_tui.tui.widgets.choice import ChoiceModal
+from cortex_tui.tui.widgets.confirm import ConfirmModal
+from cortex_tui.tui.widgets.prompt import PromptModal
+from cortex_tui.tui.widgets.text_edit import EditTextModal
+
+PAGE = 100
+PREFETCH_ROWS = 10
+_CONTENT_WIDTH = 160
+ANY_STATUS = "any"
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("id", "id"),
+    ("type", "type"),
+    ("scope", "scope"),
+    ("project", "project"),
+    ("age", "age"),
+    ("content", "content"),
+)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the filter bar says, turned into the store's filter by `to_filter`."""
+
+    text: str = ""
+    type: MemoryType | None = None
+    scope: Scope | None = None
+    status: str = MemoryStatus.ACTIVE.value
+    project: str = ""
+    tag: str = ""
+    all_versions: bool = False
+
+    def to_filter(self) -> MemoryFilter:
+        return MemoryFilter(
+            text=self.text.strip() or None,
+            types=[self.type] if self.type else None,
+            scopes=[self.scope] if self.scope else None,
+            statuses=None if self.status == ANY_STATUS else [MemoryStatus(self.status)],
+            project=self.project.strip() or None,
+            project_only=bool(self.project.strip()),
+            tags=[self.tag.strip()] if self.tag.strip() else None,
+            current_only=not self.all_versions,
+        )
+
+    def describe(self) -> str:
+        parts = ["all versions" if self.all_versions else "current versions"]
+        parts.append("any status" if self.status == ANY_STATUS else self.status)
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A page and what it was asked with: `generation` drops pages of an older filter."""
+
+    page: MemoryPage
+    now: datetime
+    generation: int
+    append: bool
+
+
+def row_cells(memory: Memory, now: datetime) -> list[Text]:
+    """Table cells as `Text` (never markup). Superseded rows are dim, deleted ones struck."""
+    style = ""
+    if memory.status is not MemoryStatus.ACTIVE:
+        style = "strike dim"
+    elif memory.valid_to is not None:
+        style = "dim"
+    values = (
+        memory.short_id,
+        memory.type.value,
+        memory.scope.value,
+        memory.project or "",
+        age(memory.created_at, now),
+        one_line(memory.content, _CONTENT_WIDTH),
+    )
+    return [Text(value, style=style, no_wrap=True) for value in values]
+
+
+def state_of(memory: Memory) -> Content:
+    if memory.status is not MemoryStatus.ACTIVE:
+        return Content.styled(memory.status.value, "$error")
+    if memory.valid_to is not None:
+        return Content.styled("superseded", "$superseded")
+    return Content.styled("current", "$success")
+
+
+def detail_content(memory: Memory, now: datetime) -> Content:
+    """The highlighted memory in full: text, then the facts the table leaves out."""
+    tags = ", ".join(memory.tags) or "no tags"
+    return Content.assemble(
+        Content(memory.content),
+        "\n",
+        state_of(memory),
+        (
+            f" · {memory.id} · confidence {memory.confidence:.2f} · {tags} · "
+            f"{memory.source} · created {age(memory.created_at, now)} ago",
+            "$text-muted",
+        ),
+    )
+
+
+class MemoriesPane(Pane):
+    """A filter bar, a paged table of memories, and the highlighted memory in full."""
+
+    pane_id = "memories"
+    title = "Memories"
+    key = "5"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Edit", id="memories.edit"),
+        Binding("t", "retype", "Type", id="memories.retype"),
+        Binding("s", "rescope", "Scope", id="memories.rescope"),
+        Binding("g", "retag", "Tags", id="memories.retag"),
+        Binding("x,delete", "forget", "Forget", id="memories.forget"),
+        Binding("u", "undo", "Undo", id="memories.undo"),
+        Binding("h", "history", "History", id="memories.history"),
+        Binding("w", "why_not", "Why not?", id="memories.why_not"),
+        Binding("v", "toggle_versions", "All versions", id="memories.versions"),
+        Binding("slash", "filter", "Filter", id="memories.filter"),
+        Binding("f5", "reload", "Refresh", show=False, id="memories.reload"),
+    ]
+
+    DEFAULT_CSS = """
+    MemoriesPane { padding: 0 1; }
+    MemoriesPane #memories-filters { height: 3; }
+    MemoriesPane #memories-text { width: 1fr; }
+    MemoriesPane #memories-project, MemoriesPane #memories-tag { width: 14; }
+    MemoriesPane Select { width: 17; }
+    MemoriesPane #memories-summary { height: 1; color: $text-muted; padding: 0 1; }
+    MemoriesPane DataTable { height: 1fr; }
+    MemoriesPane #memories-detail {
+        height: auto; max-height: 7; border-top: solid $panel-lighten-2; padding: 0 1;
+    }
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.filters = Filters()
+        self._generation = 0
+        self._rows: dict[str, Memory] = {}
+        self._next_offset: str | None = None
+        self._loading_more = False
+        self._total = 0
+        self._now: datetime | None = None
+        self._follow_id: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="memories-filters"):
+            yield Input(placeholder="/ text: every word", id="memories-text")
+            yield Select([(t.value, t) for t in MemoryType], prompt="any type", id="memories-type")
+            yield Select([(s.value, s) for s in Scope], prompt="any scope", id="memories-scope")
+            yield Select(
+                [(s.value, s.value) for s in MemoryStatus] + [("any status", ANY_STATUS)],
+                value=MemoryStatus.ACTIVE.value,
+                allow_blank=False,
+                id="memories-status",
+            )
+            yield Input(placeholder="project", id="memories-project")
+            yield Input(placeholder="tag", id="memories-tag")
+        yield Static(id="memories-summary")
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="memories-table")
+        yield Static(id="memories-detail")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label, key in COLUMNS:
+            table.add_column(label, key=key)
+
+    # --- data ---------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """The first page under the current filters (later pages load on demand)."""
+        self._generation += 1
+        generation, flt, engine = self._generation, self.filters.to_filter(), self.engine
+        self._loading_more = False
+        self.call_engine(
+            lambda: Loaded(engine.list_memories(flt, limit=PAGE), engine.now(), generation, False),
+            self._loaded,
+            name="memories",
+        )
+
+    def _load_more(self) -> None:
+        offset = self._next_offset
+        if offset is None or self._loading_more:
+            return
+        self._loading_more = True
+        generation, flt, engine = self._generation, self.filters.to_filter(), self.engine
+        self.call_engine(
+            lambda: Loaded(
+                engine.list_memories(flt, limit=PAGE, offset=offset), engine.now(), generation, True
+            ),
+            self._loaded,
+            name="memories.more",
+        )
+
+    def _loaded(self, loaded: Loaded) -> None:
+        if loaded.generation != self._generation:
+            return
+        table = self.query_one(DataTable)
+        self._now, self._total = loaded.now, loaded.page.total
+        self._next_offset = loaded.page.next_offset
+        self._loading_more = False
+        keep_row = table.cursor_row
+        if not loaded.append:
+            table.clear()
+            self._rows = {}
+        for memory in loaded.page.memories:
+            if memory.id in self._rows:
+                continue
+            self._rows[memory.id] = memory
+            table.add_row(*row_cells(memory, loaded.now), key=memory.id)
+        if not loaded.append and self._rows:
+            follow = self._follow_id
+            self._follow_id = None
+            row = table.get_row_index(follow) if follow in self._rows else keep_row
+            table.move_cursor(row=min(max(row, 0), len(self._rows) - 1))
+        self._show_summary()
+        self._show_detail()
+
+    def _show_summary(self) -> None:
+        shown = len(self._rows)
+        more = " · more load as the cursor nears the end" if self._next_offset else ""
+        self.query_one("#memories-summary", Static).update(
+            f"{self._total} match · {shown} loaded{more} · {self.filters.describe()}"
+        )
+
+    def _show_detail(self) -> None:
+        memory, detail = self.selected, self.query_one("#memories-detail", Static)
+        if memory is None or self._now is None:
+            detail.update("No memory matches these filters." if not self._rows else "")
+            return
+        detail.update(detail_content(memory, self._now))
+
+    @property
+    def selected(self) -> Memory | None:
+        table = self.query_one(DataTable)
+        if not self._rows or table.cursor_row < 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._rows.get(key or "")
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+        if event.cursor_row >= len(self._rows) - PREFETCH_ROWS:
+            self._load_more()
+
+    # --- filters ------------------------------------------------------------------------
+
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        field = {"memories-text": "text", "memories-project": "project", "memories-tag": "tag"}
+        name = field.get(event.input.id or "")
+        if name is not None and getattr(self.filters, name) != event.value:
+            self._refilter(**{name: event.value})
+
+    @on(Input.Submitted)
+    def _input_submitted(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        value = None if event.value is Select.NULL else event.value
+        if event.select.id == "memories-type":
+            self._refilter(type=value if isinstance(value, MemoryType) else None)
+        elif event.select.id == "memories-scope":
+            self._refilter(scope=value if isinstance(value, Scope) else None)
+        elif event.select.id == "memories-status" and isinstance(value, str):
+            self._refilter(status=value)
+
+    def _refilter(self, **changes: Any) -> None:
+        updated = replace(self.filters, **changes)
+        if updated != self.filters:
+            self.filters = updated
+            self.reload()
+
+    def action_filter(self) -> None:
+        self.query_one("#memories-text", Input).focus()
+
+    def action_toggle_versions(self) -> None:
+        """Show superseded versions too, or current versions only."""
+        self._refilter(all_versions=not self.filters.all_versions)
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    # --- curation -----------------------------------------------------------------------
+
+    def _target(self) -> Memory | None:
+        memory = self.selected
+        if memory is None:
+            self.notify("No memory selected.", severity="warning")
+        return memory
+
+    def _editable(self) -> Memory | None:
+        """The selected memory if a new version of it can be written (it is current)."""
+        memory = self._target()
+        if memory is not None and not memory.is_current:
+            self.notify(
+                f"{memory.short_id} is not the current version; edit the current one "
+                "(h shows the chain).",
+                severity="warning",
+            )
+            return None
+        return memory
+
+    def _update(
+        self,
+        memory: Memory,
+        what: str,
+        *,
+        content: str | None = None,
+        type: MemoryType | None = None,
+        scope: Scope | None = None,
+        tags: list[str] | None = None,
+    ) -> None:
+        engine = self.engine
+
+        def call() -> Memory:
+            return engine.update(memory.id, content=content, type=type, scope=scope, tags=tags)
+
+        def done(new: Memory) -> None:
+            self._follow_id = new.id
+            self._written(f"{what}: new version {new.short_id} supersedes {memory.short_id}")
+
+        self.call_engine(call, done, name="memories.update")
+
+    def action_edit(self) -> None:
+        """New content, as a new version (the old text stays in the history)."""
+        memory = self._editable()
+        if memory is None:
+            return
+
+        def edited(text: str | None) -> None:
+            if text is not None:
+                self._update(memory, "Edited", content=text)
+
+        self.app.push_screen(
+            EditTextModal(
+                f"Edit {memory.short_id}",
+                memory.content,
+                hint="Saving writes a new version; the old one stays in the history.",
+            ),
+            edited,
+        )
+
+    def action_retype(self) -> None:
+        memory = self._editable()
+        if memory is None:
+            return
+
+        def chosen(value: str | None) -> None:
+            if value is not None and value != memory.type.value:
+                self._update(memory, f"Type {value}", type=MemoryType(value))
+
+        self.app.push_screen(
+            ChoiceModal(
+                f"Type of {memory.short_id}",
+                [(t.value, t.value) for t in MemoryType],
+                current=memory.type.value,
+            ),
+            chosen,
+        )
+
+    def action_rescope(self) -> None:
+        memory = self._editable()
+        if memory is None:
+            return
+
+        def chosen(value: str | None) -> None:
+            if value is not None and value != memory.scope.value:
+                self._update(memory, f"Scope {value}", scope=Scope(value))
+
+        self.app.push_screen(
+            ChoiceModal(
+                f"Scope of {memory.short_id}",
+                [(s.value, s.value) for s in Scope],
+                current=memory.scope.value,
+            ),
+            chosen,
+        )
+
+    def action_retag(self) -> None:
+        memory = self._editable()
+        if memory is None:
+            return
+
+        def answered(text: str | None) -> None:
+            if text is None:
+                return
+            tags = [t.strip() for t in text.split(",") if t.strip()]
+            if tags != memory.tags:
+                self._update(memory, "Tagged", tags=tags)
+
+        self.app.push_screen(
+            PromptModal(
+                f"Tags of {memory.short_id}",
+                value=", ".join(memory.tags),
+                hint="Comma-separated; empty removes every tag.",
+                allow_empty=True,
+            ),
+            answered,
+        )
+
+    def action_forget(self) -> None:
+        """Mark the memory deleted (recall stops serving it; purge removes it for good)."""
+        memory = self._target()
+        if memory is None:
+            return
+        if memory.status is MemoryStatus.DELETED:
+            self.notify(f"{memory.short_id} is forgotten already.", severity="warning")
+            return
+        engine = self.engine
+        body = Content.assemble(
+            ("Forget this memory? Recall stops serving it; undo brings it back.", "bold"),
+            "\n  ",
+            Content(memory.content),
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.call_engine(
+                    lambda: engine.forget(memory.id),
+                    lambda m: self._written(f"Forgot {m.short_id}"),
+                    name="memories.forget",
+                )
+
+        self.app.push_screen(ConfirmModal("Forget?", body, confirm="Forget"), confirmed)
+
+    def action_undo(self) -> None:
+        """Undo the last curation action (an edit, a forget, or any other)."""
+        engine = self.engine
+        self.call_engine(lambda: engine.undo(1), self._undone, name="memories.undo")
+
+    def _undone(self, entries: list[JournalEntry]) -> None:
+        self._written("Undid " + ", ".join(entry.action for entry in entries))
+
+    def action_history(self) -> None:
+        memory = self._target()
+        if memory is not None:
+            self.post_message(OpenHistory(memory.id))
+
+    def action_why_not(self) -> None:
+        """Ask the Recall pane where this memory ranks for its query, and what holds it."""
+        memory = self._target()
+        if memory is not None:
+            self.post_message(ExplainMemory(memory.id))
+
+    def _written(self, summary: str) -> None:
+        self.notify(summary, title="Memories")
+        self.post_message(StoreChanged())
