@@ -176,7 +176,7 @@ class MemoriesPane(Pane):
         self._loading_more = False
         self._total = 0
         self._now: datetime | None = None
-        self._follow_id: str | None = None
+        self._follow: Memory | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-filters"):
@@ -235,18 +235,21 @@ class MemoriesPane(Pane):
         self._next_offset = loaded.page.next_offset
         self._loading_more = False
         keep_row = table.cursor_row
+        memories = loaded.page.memories
+        follow = None if loaded.append else self._follow
         if not loaded.append:
             table.clear()
             self._rows = {}
-        for memory in loaded.page.memories:
+            self._follow = None
+            if follow is not None and follow.id not in {m.id for m in memories}:
+                memories = [follow, *memories]  # just written, on a later page: pin it
+        for memory in memories:
             if memory.id in self._rows:
                 continue
             self._rows[memory.id] = memory
             table.add_row(*row_cells(memory, loaded.now), key=memory.id)
         if not loaded.append and self._rows:
-            follow = self._follow_id
-            self._follow_id = None
-            row = table.get_row_index(follow) if follow in self._rows else keep_row
+            row = table.get_row_index(follow.id) if follow else keep_row
             table.move_cursor(row=min(max(row, 0), len(self._rows) - 1))
         self._show_summary()
         self._show_detail()
@@ -354,7 +357,7 @@ class MemoriesPane(Pane):
             return engine.update(memory.id, content=content, type=type, scope=scope, tags=tags)
 
         def done(new: Memory) -> None:
-            self._follow_id = new.id
+            self._follow = new
             self._written(f"{what}: new version {new.short_id} supersedes {memory.short_id}")
 
         self.call_engine(call, done, name="memories.update")
