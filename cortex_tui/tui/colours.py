@@ -42,4 +42,6 @@ DOMAIN_DEFAULTS: dict[str, str] = {
     "graph-edge": "#7f9c3a",
     "graph-edge-expired": "#8a8f98",
     "score-bar": "#4e9be6",
+    "diff-added": "#5fae5a",
+    "diff-removed": "#e05561",
 }

@@ -65,11 +65,12 @@ def onnx_demo_engine(tui_home: Path, onnx_embedder: Embedder) -> Iterator[LocalE
 
 
 @pytest.fixture
-def make_app(tui_home: Path, demo_engine: LocalEngine) -> AppFactory:
+def make_app(tui_home: Path, request: pytest.FixtureRequest) -> AppFactory:
     """Build a `CortexApp` on the demo engine (or `engine=...`), its config in `tui_home`.
 
     Call it inside the test: `app = make_app()`, then `async with app.run_test(size=...)`,
-    or hand it to `snap_compare`. Keyword arguments go to `CortexApp`.
+    or hand it to `snap_compare`. Keyword arguments go to `CortexApp`. Without `engine`,
+    the `demo_engine` fixture is used (opened only then: one store, one owner).
     """
 
     def factory(engine: LocalEngine | None = None, **kwargs: Any) -> CortexApp:
@@ -77,6 +78,13 @@ def make_app(tui_home: Path, demo_engine: LocalEngine) -> AppFactory:
 
         kwargs.setdefault("home", tui_home)
         kwargs.setdefault("demo", True)
-        return CortexApp(engine or demo_engine, **kwargs)
+        chosen = engine or request.getfixturevalue("demo_engine")
+        return CortexApp(chosen, **kwargs)
 
     return factory
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Textual runs on asyncio; async tests marked `anyio` run there only."""
+    return "asyncio"

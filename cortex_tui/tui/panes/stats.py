@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Sparkline, Static
 
@@ -99,7 +99,7 @@ class StatsPane(Pane):
     ]
 
     DEFAULT_CSS = """
-    StatsPane { padding: 0 1; }
+    StatsPane #stats-body { padding: 0 1; }
     StatsPane #stats-summary { height: auto; margin-bottom: 1; }
     StatsPane #stats-counts { height: auto; }
     StatsPane .stats-box {
@@ -116,13 +116,15 @@ class StatsPane(Pane):
         self.days = TIMELINES[0]
 
     def compose(self) -> ComposeResult:
-        yield Static(id="stats-summary")
-        with Horizontal(id="stats-counts"):
-            for box in ("type", "scope", "project", "entities"):
-                yield Static(id=f"stats-{box}", classes="stats-box")
-        with Vertical(id="stats-timeline-box"):
-            yield Sparkline([], id="stats-sparkline")
-            yield Static(id="stats-timeline-caption")
+        # One focusable scroll area: the pane's keys need focus inside the pane.
+        with VerticalScroll(id="stats-body"):
+            yield Static(id="stats-summary")
+            with Horizontal(id="stats-counts"):
+                for box in ("type", "scope", "project", "entities"):
+                    yield Static(id=f"stats-{box}", classes="stats-box")
+            with Vertical(id="stats-timeline-box"):
+                yield Sparkline([], id="stats-sparkline")
+                yield Static(id="stats-timeline-caption")
 
     def on_mount(self) -> None:
         self.query_one("#stats-type").border_title = "By type"

@@ -1,0 +1,22 @@
+"""Small helpers for driving the app in Pilot tests."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from cortex_tui.tui.scenes import settle
+
+
+async def ask(pilot: Pilot[None], query: str) -> None:
+    """Type `query` into the Recall pane's box, submit, and wait for the ranking."""
+    field = pilot.app.query_one("#recall-query", Input)
+    field.focus()
+    field.value = query
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def plain(pilot: Pilot[None], widget_id: str) -> str:
+    """The text a Static shows, without styles."""
+    return str(pilot.app.screen.query_one(widget_id, Static).visual)

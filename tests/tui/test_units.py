@@ -1,0 +1,109 @@
+"""Pure helpers behind the panes: bars, ages, rank movement, hold-back reasons, prefs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from cortex_tui.models import SIGNAL_NAMES, Memory, RecallResult, ScoreBreakdown, SignalScore
+from cortex_tui.tui.bars import bar
+from cortex_tui.tui.compare import compare
+from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.preferences import load_preferences
+from cortex_tui.tui.scoring import formula_total, held_back
+
+NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
+
+
+def _result(memory_id: str, rank: int, similarity: float, conflict: float = 1.0) -> RecallResult:
+    signals = {name: SignalScore(raw=0.5, weight=0.1, contribution=0.05) for name in SIGNAL_NAMES}
+    signals["similarity"] = SignalScore(raw=similarity, weight=0.45, contribution=0.45 * similarity)
+    weighted = sum(s.contribution for s in signals.values())
+    final = weighted * conflict
+    breakdown = ScoreBreakdown(
+        signals=signals,
+        weighted=weighted,
+        conflict_penalty=conflict,
+        final=final,
+        cosine=similarity,
+    )
+    memory = Memory(
+        id=memory_id, content=f"memory {memory_id}", created_at=NOW, updated_at=NOW, valid_from=NOW
+    )
+    return RecallResult(memory=memory, rank=rank, score=final, breakdown=breakdown)
+
+
+def test_bar_is_fixed_width_and_proportional() -> None:
+    assert bar(1.0, 1.0, 8) == "█" * 8
+    assert bar(0.0, 1.0, 8) == " " * 8
+    assert bar(0.5, 1.0, 8) == "████    "
+    assert len(bar(0.33, 1.0, 8)) == 8
+    assert bar(2.0, 1.0, 4) == "████"
+
+
+@pytest.mark.parametrize(
+    ("delta", "shown"),
+    [
+        (timedelta(seconds=30), "now"),
+        (timedelta(minutes=5), "5m"),
+        (timedelta(hours=30), "30h"),
+        (timedelta(days=12), "12d"),
+        (timedelta(days=120), "4mo"),
+        (timedelta(days=800), "2y"),
+        (timedelta(hours=-1), "future"),
+    ],
+)
+def test_age_is_measured_from_the_given_now(delta: timedelta, shown: str) -> None:
+    assert age(NOW - delta, NOW) == shown
+
+
+def test_one_line_flattens_and_cuts() -> None:
+    assert one_line("a\n b   c", 10) == "a b c"
+    assert one_line("abcdefghij", 5) == "abcd…"
+
+
+def test_compare_reports_moves_new_and_dropped_with_causes() -> None:
+    a = [_result("m1", 1, 0.9), _result("m2", 2, 0.8), _result("m3", 3, 0.7)]
+    b = [_result("m2", 1, 0.95), _result("m1", 2, 0.6), _result("m4", 3, 0.5)]
+    moves = {m.memory.id: m for m in compare(a, b)}
+    assert moves["m2"].label == "↑1"
+    assert moves["m1"].label == "↓1"
+    assert moves["m4"].label == "new"
+    assert moves["m3"].label == "dropped"
+    cause = moves["m2"].cause()
+    assert cause is not None and cause[0] == "similarity"
+    assert cause[1] == pytest.approx(0.45 * 0.15)
+    assert [m.memory.id for m in compare(a, b)] == ["m2", "m1", "m4", "m3"]
+
+
+def test_held_back_names_the_biggest_gap_and_penalties() -> None:
+    cutoff = _result("c", 20, 0.9)
+    mine = _result("m", 25, 0.5, conflict=0.8)
+    reasons = dict(held_back(mine, cutoff))
+    assert reasons["similarity"] == pytest.approx(0.45 * 0.4)
+    assert reasons["conflict penalty"] == pytest.approx(mine.breakdown.weighted * 0.2)
+    assert held_back(mine, cutoff)[0][0] == "similarity"
+
+
+def test_formula_total_multiplies_contributions_and_penalties() -> None:
+    result = _result("m", 1, 0.7, conflict=0.8)
+    assert formula_total(result.breakdown) == pytest.approx(result.score)
+
+
+def test_preferences_read_theme_and_keymap_and_report_problems(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        '[tui]\ntheme = "cortex-dawn"\n[tui.keymap]\n"recall.compare" = "k"\n"app.help" = 3\n'
+    )
+    prefs = load_preferences(tmp_path)
+    assert prefs.theme == "cortex-dawn"
+    assert prefs.keymap == {"recall.compare": "k"}
+    assert len(prefs.problems) == 1 and "app.help" in prefs.problems[0]
+
+
+def test_broken_config_gives_defaults_and_one_reason(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("[tui\n")
+    prefs = load_preferences(tmp_path)
+    assert prefs.theme is None and prefs.keymap == {}
+    assert len(prefs.problems) == 1
