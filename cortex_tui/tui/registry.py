@@ -7,10 +7,18 @@
 from __future__ import annotations
 
 from cortex_tui.tui.panes.base import Pane
+from cortex_tui.tui.panes.conflicts import ConflictsPane
+from cortex_tui.tui.panes.graph import GraphPane
+from cortex_tui.tui.panes.history import HistoryPane
+from cortex_tui.tui.panes.memories import MemoriesPane
 from cortex_tui.tui.panes.recall import RecallPane
 from cortex_tui.tui.panes.stats import StatsPane
 
 PANES: list[type[Pane]] = [
     RecallPane,
+    ConflictsPane,
+    HistoryPane,
+    GraphPane,
+    MemoriesPane,
     StatsPane,
 ]

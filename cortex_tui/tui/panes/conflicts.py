@@ -141,7 +141,12 @@ class ConflictsPane(Pane):
         old_index = next((i for i, g in enumerate(self._groups) if g.id == previous), 0)
         self._groups, self._now = view.groups, view.now
         groups = self.query_one("#conflict-groups", OptionList)
-        groups.set_options(Option(group_prompt(g, view.now), id=g.id) for g in view.groups)
+        options: list[Option | None] = []
+        for group in view.groups:
+            if options:
+                options.append(None)
+            options.append(Option(group_prompt(group, view.now), id=group.id))
+        groups.set_options(options)
         count = len(view.groups)
         self.query_one("#conflicts-summary", Static).update(
             Content.assemble(

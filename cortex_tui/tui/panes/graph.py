@@ -17,7 +17,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
@@ -81,8 +81,8 @@ class GraphPane(Pane):
 
     DEFAULT_CSS = """
     GraphPane { padding: 0 1; }
-    GraphPane #graph-body { height: 1fr; }
-    GraphPane #graph-left { width: 32; }
+    GraphPane #graph-left { dock: left; width: 32; margin-right: 1; }
+    GraphPane #graph-search { margin: 0 1; }
     GraphPane #graph-right { width: 1fr; }
     GraphPane #graph-breadcrumb { height: 1; padding: 0 1; }
     GraphPane OptionList, GraphPane NeighbourTree { border: round $panel-lighten-2; }
@@ -100,14 +100,15 @@ class GraphPane(Pane):
         self._matches: list[EntityMatch] = []
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="graph-body"):
-            with Vertical(id="graph-left"):
-                yield Input(placeholder="/ search entities", id="graph-search")
-                yield OptionList(id="graph-matches")
-            with Vertical(id="graph-right"):
-                yield Static(id="graph-breadcrumb")
-                yield NeighbourTree(id="graph-tree")
-                yield OptionList(id="graph-memories")
+        # The tree comes first in the DOM (the search column is docked left), so it is what
+        # takes focus when the pane is shown and the pane's keys work at once.
+        with Vertical(id="graph-right"):
+            yield Static(id="graph-breadcrumb")
+            yield NeighbourTree(id="graph-tree")
+            yield OptionList(id="graph-memories")
+        with Vertical(id="graph-left"):
+            yield Input(placeholder="/ search entities", id="graph-search", compact=True)
+            yield OptionList(id="graph-matches")
 
     def on_mount(self) -> None:
         self.query_one("#graph-matches").border_title = "Entities"

@@ -23,7 +23,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Input, Select, Static
 
@@ -156,14 +156,17 @@ class MemoriesPane(Pane):
 
     DEFAULT_CSS = """
     MemoriesPane { padding: 0 1; }
-    MemoriesPane #memories-filters { height: 3; }
+    MemoriesPane #memories-top { dock: top; height: auto; }
+    MemoriesPane #memories-filters { height: 1; margin-bottom: 1; }
+    MemoriesPane #memories-filters > * { margin-right: 1; }
     MemoriesPane #memories-text { width: 1fr; }
-    MemoriesPane #memories-project, MemoriesPane #memories-tag { width: 14; }
-    MemoriesPane Select { width: 17; }
-    MemoriesPane #memories-summary { height: 1; color: $text-muted; padding: 0 1; }
-    MemoriesPane DataTable { height: 1fr; }
+    MemoriesPane #memories-project, MemoriesPane #memories-tag { width: 12; }
+    MemoriesPane Select { width: 15; }
+    MemoriesPane #memories-summary { height: 1; color: $text-muted; }
+    MemoriesPane DataTable { height: 1fr; overflow-x: hidden; }
     MemoriesPane #memories-detail {
-        height: auto; max-height: 7; border-top: solid $panel-lighten-2; padding: 0 1;
+        dock: bottom; height: auto; max-height: 7;
+        border-top: solid $panel-lighten-2; padding: 0 1;
     }
     """
 
@@ -179,20 +182,34 @@ class MemoriesPane(Pane):
         self._follow: Memory | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="memories-filters"):
-            yield Input(placeholder="/ text: every word", id="memories-text")
-            yield Select([(t.value, t) for t in MemoryType], prompt="any type", id="memories-type")
-            yield Select([(s.value, s) for s in Scope], prompt="any scope", id="memories-scope")
-            yield Select(
-                [(s.value, s.value) for s in MemoryStatus] + [("any status", ANY_STATUS)],
-                value=MemoryStatus.ACTIVE.value,
-                allow_blank=False,
-                id="memories-status",
-            )
-            yield Input(placeholder="project", id="memories-project")
-            yield Input(placeholder="tag", id="memories-tag")
-        yield Static(id="memories-summary")
+        # The table comes first in the DOM (the filter bar is docked on top), so it is what
+        # takes focus when the pane is shown and the pane's keys work at once.
         yield DataTable(cursor_type="row", zebra_stripes=True, id="memories-table")
+        with Vertical(id="memories-top"):
+            with Horizontal(id="memories-filters"):
+                yield Input(placeholder="/ text: every word", id="memories-text", compact=True)
+                yield Select(
+                    [(t.value, t) for t in MemoryType],
+                    prompt="any type",
+                    id="memories-type",
+                    compact=True,
+                )
+                yield Select(
+                    [(s.value, s) for s in Scope],
+                    prompt="any scope",
+                    id="memories-scope",
+                    compact=True,
+                )
+                yield Select(
+                    [(s.value, s.value) for s in MemoryStatus] + [("any status", ANY_STATUS)],
+                    value=MemoryStatus.ACTIVE.value,
+                    allow_blank=False,
+                    id="memories-status",
+                    compact=True,
+                )
+                yield Input(placeholder="project", id="memories-project", compact=True)
+                yield Input(placeholder="tag", id="memories-tag", compact=True)
+            yield Static(id="memories-summary")
         yield Static(id="memories-detail")
 
     def on_mount(self) -> None:
@@ -256,7 +273,7 @@ class MemoriesPane(Pane):
 
     def _show_summary(self) -> None:
         shown = len(self._rows)
-        more = " · more load as the cursor nears the end" if self._next_offset else ""
+        more = " (more below)" if self._next_offset else ""
         self.query_one("#memories-summary", Static).update(
             f"{self._total} match · {shown} loaded{more} · {self.filters.describe()}"
         )
