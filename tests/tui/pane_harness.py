@@ -15,9 +15,6 @@ from textual.widgets import Footer
 from cortex_tui.tui.colours import DOMAIN_DEFAULTS
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
 
-# Until the app's colour defaults name them, the diff colours the panes use.
-DIFF_DEFAULTS = {"diff-added": "#5fae5a", "diff-removed": "#e05561"}
-
 
 class PaneApp(App[None]):
     CSS = ".pane { height: 1fr; }"
@@ -29,7 +26,7 @@ class PaneApp(App[None]):
         self.theme = "textual-dark"
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {**DIFF_DEFAULTS, **DOMAIN_DEFAULTS}
+        return dict(DOMAIN_DEFAULTS)
 
     def compose(self) -> ComposeResult:
         yield self.pane

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import OptionList
+from textual.widgets import DataTable, OptionList
 
 from cortex_tui.demo.loader import demo_id
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import MemoryDraft
 from cortex_tui.tui.panes.history import HistoryPane, chain_heads
+from cortex_tui.tui.panes.memories import MemoriesPane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.word_diff import word_diff
+from tests.tui.conftest import AppFactory
 from tests.tui.pane_harness import PaneApp, settle
 
 pytestmark = pytest.mark.anyio
@@ -130,3 +132,31 @@ async def test_a_new_edit_appears_as_a_changed_fact(demo_engine: LocalEngine) ->
         versions = app.query_one("#history-versions", OptionList)
         assert "[canary]" in str(versions.options[0].prompt)
         assert "[blue/green]" in str(versions.options[0].prompt)
+
+
+async def test_history_opens_from_another_pane_in_the_app(
+    demo_engine: LocalEngine, make_app: AppFactory
+) -> None:
+    """Memories pane, `h` on a memory: the app switches to History on that chain."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.action_show_pane("memories")
+        await settle(pilot)
+        memories = app.query_one(MemoriesPane)
+        table = memories.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=table.get_row_index(demo_id("m013")))
+        await pilot.press("h")
+        await settle(pilot)
+        assert app.current_pane.pane_id == "history"
+        versions = app.query_one("#history-versions", OptionList)
+        assert [o.id for o in versions.options] == [demo_id(f"m01{n}") for n in (3, 2, 1)]
+
+
+def test_a_rewrite_is_shown_plain_not_as_a_word_soup() -> None:
+    old = "The shared Postgres cluster runs PostgreSQL 14.10 on RDS."
+    new = "pg-main was upgraded to 15.6 on 2026-03-21; extensions had to be re-enabled."
+    diff = word_diff(old, new)
+    assert diff.rewritten and diff.content.plain == new and diff.content.spans == []
+    assert not word_diff(old, old.replace("14.10", "14.11")).rewritten

@@ -103,7 +103,7 @@ def version_prompt(number: int, memory: Memory, older: Memory | None) -> Content
             header, "\n", (provenance, "$text-muted"), "\n", Content(memory.content)
         )
     diff = word_diff(older.content, memory.content)
-    provenance += f" · +{diff.added} −{diff.removed} words"
+    provenance += " · rewritten" if diff.rewritten else f" · +{diff.added} −{diff.removed} words"
     return Content.assemble(header, "\n", (provenance, "$text-muted"), "\n", diff.content)
 
 

@@ -21,14 +21,21 @@ REMOVED = ("strike", "$diff-removed")
 
 _TOKENS = re.compile(r"\s+|\S+")
 
+REWRITE_RATIO = 0.3
+"""Below this share of words in common the new version is a rewrite, not an edit: a word
+diff of two different sentences is a soup of struck and bold words, so it is shown plain
+(the older version is listed right below it)."""
+
 
 @dataclass(frozen=True)
 class WordDiff:
-    """The diff to show, and how many words went in and out (for a one-line summary)."""
+    """The diff to show, how many words went in and out (for a one-line summary), and
+    whether the change was a rewrite (then `content` is the new text, unmarked)."""
 
     content: Content
     added: int
     removed: int
+    rewritten: bool = False
 
 
 def _marked(text: str, style: tuple[str, str]) -> Content:
@@ -62,4 +69,7 @@ def word_diff(old: str, new: str) -> WordDiff:
         if op in ("insert", "replace"):
             added += _words(after[j1:j2])
             parts.append(_marked("".join(after[j1:j2]), ADDED))
+    words = difflib.SequenceMatcher(None, new.split(), old.split(), autojunk=False)
+    if words.ratio() < REWRITE_RATIO:
+        return WordDiff(Content(new), added, removed, rewritten=True)
     return WordDiff(Content("").join(parts), added, removed)
