@@ -158,7 +158,10 @@ class CortexApp(App[None]):
 
     @on(TabbedContent.TabActivated, "#panes")
     def _pane_shown(self, event: TabbedContent.TabActivated) -> None:
-        pane = event.pane.query_one(Pane)
+        found = event.pane.query(Pane)
+        if not found:  # the tab is being torn down (the app is closing)
+            return
+        pane = found.first()
         focusable = next((w for w in pane.query("*") if w.focusable), None)
         if focusable is not None:
             focusable.focus()  # the pane's keys work at once, without a click first
