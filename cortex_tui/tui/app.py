@@ -30,7 +30,6 @@ from cortex_tui.tui.help import (
     help_content,
 )
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
-from cortex_tui.tui.panes.recall import RecallPane
 from cortex_tui.tui.preferences import load_preferences, remember_theme
 from cortex_tui.tui.registry import PANES
 from cortex_tui.tui.themes import load_themes, theme_dirs
@@ -61,7 +60,8 @@ class CortexApp(App[None]):
     """The terminal UI over one engine.
 
     `demo` only changes the subtitle; `home` is where config.toml (theme, keymap) lives;
-    `show_timings=False` hides elapsed times, for screenshots and snapshot tests.
+    `stable=True` hides what differs from run to run (elapsed times, the store's
+    location), for screenshots and snapshot tests.
     """
 
     TITLE = "cortex-tui"
@@ -95,13 +95,13 @@ class CortexApp(App[None]):
         *,
         demo: bool = False,
         home: Path | None = None,
-        show_timings: bool = True,
+        stable: bool = False,
     ) -> None:
         super().__init__()
         self.engine = engine
         self.demo = demo
         self.home = home
-        self.show_timings = show_timings
+        self.stable = stable
         self.sub_title = "demo data" if demo else ""
         preferences = load_preferences(home) if home else None
         themes, theme_problems = load_themes(theme_dirs(home))
@@ -137,8 +137,8 @@ class CortexApp(App[None]):
         if self._problems:
             self.notify("\n".join(self._problems), title="Settings", severity="warning", timeout=10)
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
-        for recall in self.query(RecallPane):
-            recall.show_timings = self.show_timings
+        for pane in self.panes:
+            pane.stable = self.stable
 
     @property
     def panes(self) -> list[Pane]:
@@ -158,13 +158,15 @@ class CortexApp(App[None]):
 
     @on(TabbedContent.TabActivated, "#panes")
     def _pane_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id != event.tabbed_content.active:
+            # Stale: the start-up activation of the first tab arriving after a switch.
+            # Focusing into it would switch back (a focused descendant activates its tab).
+            return
         found = event.pane.query(Pane)
         if not found:  # the tab is being torn down (the app is closing)
             return
         pane = found.first()
-        focusable = next((w for w in pane.query("*") if w.focusable), None)
-        if focusable is not None:
-            focusable.focus()  # the pane's keys work at once, without a click first
+        pane.focus_first()  # the pane's keys work at once, without a click first
         pane.reload()
 
     def on_open_history(self, message: OpenHistory) -> None:

@@ -125,7 +125,7 @@ async def _refresh_times(engine: LocalEngine) -> list[float]:
     from cortex_tui.tui.app import CortexApp
     from cortex_tui.tui.panes.recall import RecallPane
 
-    app = CortexApp(engine, show_timings=False)
+    app = CortexApp(engine, stable=True)
     samples = []
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()

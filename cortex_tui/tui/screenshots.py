@@ -24,8 +24,8 @@ OUT = Path(__file__).resolve().parents[2] / "screenshots"
 
 
 def demo_app(engine: LocalEngine, home: Path, theme: str | None = None) -> CortexApp:
-    """The app as screenshots and snapshot tests see it: demo title, no timings."""
-    app = CortexApp(engine, demo=True, home=home, show_timings=False)
+    """The app as screenshots and snapshot tests see it: demo title, stable."""
+    app = CortexApp(engine, demo=True, home=home, stable=True)
     app.animation_level = "none"  # the tab underline slides; a frame mid-slide differs
     if theme:
         app.theme = theme

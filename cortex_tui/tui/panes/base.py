@@ -13,6 +13,7 @@ from typing import ClassVar, TypeVar
 
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widgets import Input
 from textual.worker import Worker, get_current_worker
 
 from cortex_tui.engine.protocol import Engine
@@ -51,6 +52,17 @@ class Pane(Vertical):
     def __init__(self, engine: Engine) -> None:
         super().__init__(id=self.pane_id, classes="pane")
         self.engine = engine
+        self.stable = False
+        """True in screenshots and snapshot tests: hide what differs from run to run."""
+
+    def focus_first(self) -> None:
+        """Focus where this pane's keys work; never a text box, where the number keys
+        that switch panes would be typed instead."""
+        focusable = next(
+            (w for w in self.query("*") if w.focusable and not isinstance(w, Input)), None
+        )
+        if focusable is not None:
+            focusable.focus()
 
     def reload(self) -> None:
         """Fetch this pane's data again; called when shown and after `StoreChanged`."""

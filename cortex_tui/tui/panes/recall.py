@@ -120,8 +120,6 @@ class RecallPane(Pane):
         self._now: datetime | None = None
         self._options_loaded = False
         self._rendered_width = 0
-        self.show_timings = True
-        """Off in screenshots and snapshot tests: elapsed milliseconds differ run to run."""
 
     def compose(self) -> ComposeResult:
         types = [(member.value, member.value) for member in MemoryType]
@@ -281,7 +279,7 @@ class RecallPane(Pane):
         if response is None:
             return
         parts = [f"{len(response.results)} results from {response.candidates} candidates"]
-        if self.show_timings:
+        if not self.stable:
             parts.append(f"{response.elapsed_ms:.0f} ms")
         if self.weights is not None:
             parts.append("edited weights (unsaved)")
@@ -485,6 +483,9 @@ class RecallPane(Pane):
         value = self.query_one(select_id, Select).value
         return value if isinstance(value, str) else "default"
 
+    def focus_first(self) -> None:
+        self.action_focus_results()
+
     def action_focus_results(self) -> None:
         table_id = "#compare-b" if self.has_class("-compare") else "#recall-results"
         self.query_one(table_id, DataTable).focus()
@@ -539,7 +540,7 @@ class RecallPane(Pane):
 
 
 _HINT = Content.assemble(
-    ("Type a query and press enter.", "bold"),
+    ("Press / to type a query, then enter.", "bold"),
     "\n\nThe highlighted result's score breakdown appears here: nine signals with raw "
     "value × weight = contribution, both penalties and the channel ranks.\n\n",
     ("c", "bold $accent"),

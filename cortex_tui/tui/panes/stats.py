@@ -22,7 +22,7 @@ from cortex_tui.tui.bars import bar
 from cortex_tui.tui.panes.base import Pane
 
 TIMELINES: tuple[int, ...] = (30, 90, 365)
-_BAR_WIDTH = 12
+_MAX_BAR = 24
 
 
 @dataclass(frozen=True)
@@ -33,25 +33,29 @@ class StatsView:
     activity: dict[str, int]
 
 
-def counts_content(counts: dict[str, int], *, colour: str = "$accent") -> Content:
-    """Rows of `name  count  bar`, largest first; names are data, so they are escaped."""
+def counts_content(counts: dict[str, int], width: int, *, colour: str = "$accent") -> Content:
+    """Rows of `name  count  bar`, largest first, each fitting in `width` cells (a row that
+    wrapped would split a name from its bar); names are data, so they are escaped."""
     if not counts:
         return Content.styled("none", "$text-muted")
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    width = max(len(name) for name, _ in ordered)
+    name_width = max(len(name) for name, _ in ordered)
+    bar_width = min(_MAX_BAR, width - name_width - 7)
+    if bar_width < 3:  # too narrow for bars: names (cut) and counts only
+        name_width, bar_width = max(1, width - 7), 0
     top = ordered[0][1]
     lines = [
         Content.assemble(
-            name.ljust(width),
+            name[:name_width].ljust(name_width),
             f" {count:>5} ",
-            (bar(count, top, _BAR_WIDTH), colour),
+            (bar(count, top, bar_width), colour),
         )
         for name, count in ordered
     ]
     return Content("\n").join(lines)
 
 
-def summary_content(stats: Stats) -> Content:
+def summary_content(stats: Stats, *, show_store: bool = True) -> Content:
     conflicts_style = "bold $conflict" if stats.active_conflicts else "$text-muted"
     return Content.assemble(
         (f"{stats.total}", "bold"),
@@ -68,7 +72,8 @@ def summary_content(stats: Stats) -> Content:
         " relations · ",
         (f"{stats.active_conflicts} active conflicts", conflicts_style),
         "\n",
-        (f"embedder {stats.embedder} ({stats.dimension}-d) · store {stats.store}", "$text-muted"),
+        (f"embedder {stats.embedder} ({stats.dimension}-d)", "$text-muted"),
+        (f" · store {stats.store}" if show_store else "", "$text-muted"),
     )
 
 
@@ -114,6 +119,7 @@ class StatsPane(Pane):
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
         self.days = TIMELINES[0]
+        self._view: StatsView | None = None
 
     def compose(self) -> ComposeResult:
         # One focusable scroll area: the pane's keys need focus inside the pane.
@@ -142,17 +148,27 @@ class StatsPane(Pane):
 
     def show(self, view: StatsView) -> None:
         """Render a fetched snapshot (UI thread)."""
+        self._view = view
         stats = view.stats
-        self.query_one("#stats-summary", Static).update(summary_content(stats))
-        self.query_one("#stats-type", Static).update(counts_content(stats.by_type))
-        self.query_one("#stats-scope", Static).update(counts_content(stats.by_scope))
-        self.query_one("#stats-project", Static).update(counts_content(stats.by_project))
-        self.query_one("#stats-entities", Static).update(
-            counts_content(stats.top_entities, colour="$graph-edge")
-        )
+        summary = summary_content(stats, show_store=not self.stable)
+        self.query_one("#stats-summary", Static).update(summary)
+        boxes = {
+            "type": (stats.by_type, "$accent"),
+            "scope": (stats.by_scope, "$accent"),
+            "project": (stats.by_project, "$accent"),
+            "entities": (stats.top_entities, "$graph-edge"),
+        }
+        for box, (counts, colour) in boxes.items():
+            widget = self.query_one(f"#stats-{box}", Static)
+            width = widget.content_size.width or widget.size.width or 24
+            widget.update(counts_content(counts, width, colour=colour))
         series = [float(view.activity[day]) for day in sorted(view.activity)]
         self.query_one("#stats-sparkline", Sparkline).data = series
         self.query_one("#stats-timeline-caption", Static).update(timeline_caption(view.activity))
+
+    def on_resize(self) -> None:
+        if self._view is not None:
+            self.call_after_refresh(self.show, self._view)  # bars fit the new box widths
 
     def action_cycle_timeline(self) -> None:
         """Widen the timeline: 30 → 90 → 365 days → 30."""
