@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from textual.widgets import TabbedContent
+from textual.widgets import Input, TabbedContent
 
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.store.base import MemoryFilter
@@ -33,12 +33,24 @@ async def test_number_keys_switch_panes(make_app: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert _active(app) == "tab-recall"
-        await pilot.press("escape", "6")
+        await pilot.press("6")  # at start-up focus is not in the query box
         await settle(pilot)
         assert _active(app) == "tab-stats"
         await pilot.press("1")
         await settle(pilot)
         assert _active(app) == "tab-recall"
+        assert app.query_one("#recall-query", Input).value == ""
+
+
+async def test_a_key_pressed_during_start_up_is_not_undone(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")  # before the first tab's own activation has been handled
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert _active(app) == "tab-conflicts"
+        assert app.focused is not None
+        assert app.query_one("#conflicts") in app.focused.ancestors
 
 
 async def test_help_lists_the_current_panes_keys(make_app: AppFactory) -> None:
