@@ -49,6 +49,8 @@ class MemoryFilter(BaseModel):
     - `source_prefix`: `source` starts with it (e.g. `index:docs/` for every chunk the
       markdown indexer stored from that folder); case-sensitive, as paths are.
     - `text`: case-insensitive match of every word in content (full-text index).
+    - `has_predecessor`: only versions that supersede an older one (`supersedes_id`
+      set), e.g. the heads of the version chains that changed.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -67,6 +69,7 @@ class MemoryFilter(BaseModel):
     session_id: str | None = None
     source_prefix: str | None = None
     text: str | None = None
+    has_predecessor: bool = False
 
 
 class StoreMeta(BaseModel):

@@ -119,6 +119,8 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
         must.append(build.match_value("session_id", flt.session_id))
     if flt.source_prefix:  # "" is a prefix of every source: no condition
         must.append(build.match_prefix("source", flt.source_prefix))
+    if flt.has_predecessor:
+        must_not.append(build.is_empty("supersedes_id"))
     if flt.text:
         must.extend(build.match_text(MEMORY_TEXT_FIELD, word) for word in flt.text.split())
     if not must and not must_not:

@@ -218,6 +218,17 @@ def test_filter_text(store: Store, corpus: dict[str, Memory]) -> None:
     assert _names(store, corpus, MemoryFilter(text="  ")) == _names(store, corpus, MemoryFilter())
 
 
+def test_filter_has_predecessor(store: Store) -> None:
+    old = make_memory("atlas used mysql", valid_to=T0 + timedelta(days=1))
+    new = make_memory("atlas moved to postgres", supersedes_id=old.id)
+    plain = make_memory("atlas runs on kubernetes")
+    _put(store, [old, new, plain])
+    heads = MemoryFilter(has_predecessor=True)
+    assert [m.id for m in store.iter_memories(heads)] == [new.id]
+    assert store.count_memories(heads) == 1
+    assert store.count_memories(MemoryFilter()) == 2
+
+
 def test_filter_source_prefix(store: Store) -> None:
     """Prefix match on `source`, inside searches too, mirrored by `exclusion_reason`."""
     sources = {

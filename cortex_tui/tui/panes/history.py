@@ -36,15 +36,16 @@ _SUBJECT_WIDTH = 34
 def chain_heads(engine: Engine) -> list[Memory]:
     """The current versions that supersede something: one per changed chain, newest first.
 
-    The store has no filter for "has a predecessor", so this pages through the current
-    memories (server-side `list_memories`, `SCAN_PAGE` at a time, in a worker) and keeps
-    the heads; only their ids and one line of text reach the screen.
+    The store filters the heads (`has_predecessor`), `SCAN_PAGE` at a time, so a large
+    store with few changed facts costs a few small pages, not a scan of everything.
     """
     heads: list[Memory] = []
     offset: str | None = None
     while True:
-        page = engine.list_memories(MemoryFilter(), limit=SCAN_PAGE, offset=offset)
-        heads.extend(m for m in page.memories if m.supersedes_id)
+        page = engine.list_memories(
+            MemoryFilter(has_predecessor=True), limit=SCAN_PAGE, offset=offset
+        )
+        heads.extend(page.memories)
         if page.next_offset is None:
             break
         offset = page.next_offset
