@@ -3,7 +3,10 @@
 Writes go survivor first, source last: the survivor gains the source's names and
 mentions, relations and memories are re-pointed, and only then is the source deleted. A
 crash in between leaves both entities with the links duplicated, never a link lost, and
-running the merge again finishes it.
+running the merge again finishes it. `GraphService.merge` journals the state before (the
+source with its name vector, its relations, its memories' links) ahead of these writes,
+so undo can put it back: a merge writes nothing else than the two entities, the source's
+relations and the memories that mention the source.
 """
 
 from __future__ import annotations

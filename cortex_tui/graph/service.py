@@ -3,8 +3,10 @@
 Linking a memory writes entities and relations but not the memory: the caller stores the
 returned memory (with its new `entity_ids`) together with the rest of the memory, in the
 same write it makes anyway. Curation (merge, alias, rename) writes everything it touches,
-memories included. The engine's cached `GraphIndex` is the engine's to invalidate after
-any change made here.
+memories included, after recording in the curation journal how to undo it (entities,
+relations and memories as they were, with the name vectors needed to put entities back),
+so `undo` reverses it. The engine's cached `GraphIndex` is the engine's to invalidate
+after any change made here (`on_change`), an undo included (`entities_changed`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from rapidfuzz import fuzz
 
 from cortex_tui.clock import Clock
 from cortex_tui.config import GraphConfig
-from cortex_tui.embed.base import Embedder
+from cortex_tui.curation import journal
+from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import normalise_name
 from cortex_tui.graph.linker import Linker
@@ -160,19 +163,32 @@ class GraphService:
     # --- curation ---------------------------------------------------------------------
 
     def merge(self, source_id: str, into_id: str) -> Entity:
-        """Fold `source` into `into` (ids, prefixes or names); returns the survivor."""
+        """Fold `source` into `into` (ids, prefixes or names); returns the survivor.
+        Journalled as "entity-merge": undo re-creates the source and puts back its
+        relations and the links of the memories that mention it."""
         source, into = self.get(source_id), self.get(into_id)
         if source.id == into.id:
             raise InvalidInputError(
                 f"{source.name!r} and {into.name!r} are the same entity; give two different ones"
             )
+        journal.record(
+            self._store,
+            "entity-merge",
+            self._clock(),
+            entities=[(into, None), (source, self.name_vector(source.name))],
+            relations=self._store.relations_of([source.id], current_only=False),
+            before=self._store.get_memories(source.memory_ids),
+            memory_fields=["entity_ids"],
+            note=f"merged {_label(source)} into {_label(into)}",
+        )
         survivor = merge_entities(self._store, source, into)
         self._on_change()
         return survivor
 
     def add_alias(self, entity_id: str, alias: str) -> Entity:
         """Another name for an entity; refused when it already names another entity
-        (merge them instead). Adding an alias it already has changes nothing."""
+        (merge them instead). Adding an alias it already has changes nothing (and is not
+        journalled); otherwise journalled as "entity-alias"."""
         entity = self.get(entity_id)
         key = normalise_name(alias)
         if not key:
@@ -181,13 +197,21 @@ class GraphService:
             return entity
         self._refuse_taken(key, alias, entity)
         updated = entity.model_copy(update={"aliases": [*entity.aliases, alias.strip()]})
+        journal.record(
+            self._store,
+            "entity-alias",
+            self._clock(),
+            entities=[(entity, None)],
+            note=f"added alias {alias.strip()!r} to {_label(entity)}",
+        )
         self._store.update_entities([updated])
         self._on_change()
         return updated
 
     def rename(self, entity_id: str, name: str) -> Entity:
         """Give an entity a new name; the old one stays as an alias, so memories that
-        use it still resolve. The name vector is re-embedded."""
+        use it still resolve. The name vector is re-embedded. Journalled as
+        "entity-rename" (with the old name's vector); the same name changes nothing."""
         entity = self.get(entity_id)
         new_name = name.strip()
         key = normalise_name(new_name)
@@ -198,9 +222,28 @@ class GraphService:
         if normalise_name(entity.name) != key:
             aliases.append(entity.name)
         updated = entity.model_copy(update={"name": new_name, "aliases": aliases})
-        self._store.upsert_entities([updated], [self._embedder.embed_query(new_name)])
+        if updated == entity:
+            return entity
+        journal.record(
+            self._store,
+            "entity-rename",
+            self._clock(),
+            entities=[(entity, self.name_vector(entity.name))],
+            note=f"renamed {_label(entity)} to {new_name!r}",
+        )
+        self._store.upsert_entities([updated], [self.name_vector(new_name)])
         self._on_change()
         return updated
+
+    # --- undo hooks (`curation.journal.GraphHooks`) -----------------------------------
+
+    def name_vector(self, name: str) -> Matrix:
+        """The vector an entity named `name` is stored with."""
+        return self._embedder.embed_query(name)
+
+    def entities_changed(self) -> None:
+        """Entities or relations changed outside this service (an undo): drop caches."""
+        self._on_change()
 
     def _refuse_taken(self, key: str, text: str, entity: Entity) -> None:
         for other in self._store.all_entities():
@@ -210,6 +253,10 @@ class GraphService:
                     f"merge the two with `cortex-tui entities merge {other.id[:8]} "
                     f"{entity.id[:8]}`"
                 )
+
+
+def _label(entity: Entity) -> str:
+    return f"{entity.name!r} ({entity.id[:8]})"
 
 
 def _has_key(entity: Entity, key: str, position: str) -> bool:

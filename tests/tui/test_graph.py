@@ -9,6 +9,7 @@ from cortex_tui.demo.loader import demo_id
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.errors import CortexError
 from cortex_tui.graph.views import Neighbourhood
+from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tui.panes.base import OpenHistory
 from cortex_tui.tui.panes.graph import GraphPane
 from cortex_tui.tui.widgets.choice import ChoiceModal
@@ -26,6 +27,10 @@ ATLAS = demo_id("e_atlas")
 def _tree_ids(app: PaneApp) -> list[str]:
     tree = app.query_one(NeighbourTree)
     return [c.data.node.entity.id for c in tree.root.children if c.data]
+
+
+def _match_ids(app: PaneApp) -> list[str | None]:
+    return [o.id for o in app.query_one("#graph-matches", OptionList).options]
 
 
 def _crumb(app: PaneApp) -> str:
@@ -159,3 +164,96 @@ async def test_history_of_a_mentioning_memory(demo_engine: LocalEngine) -> None:
         await pilot.press("down", "h")
         opened = [m for m in app.routed if isinstance(m, OpenHistory)]
         assert [m.memory_id for m in opened] == [memories.options[1].id]
+
+
+def _graph_state(engine: LocalEngine) -> tuple[object, ...]:
+    """Every entity, relation and memory as stored, to compare before and after undo."""
+    everything = MemoryFilter(current_only=False, statuses=None)
+    return (
+        sorted(engine.store.all_entities(), key=lambda e: e.id),
+        sorted(engine.store.all_relations(), key=lambda r: r.id),
+        sorted(engine.store.iter_memories(everything), key=lambda m: m.id),
+    )
+
+
+def _messages(app: PaneApp, severity: str) -> list[str]:
+    return [n.message for n in app._notifications if n.severity == severity]
+
+
+async def test_u_undoes_a_merge_into(demo_engine: LocalEngine) -> None:
+    app = PaneApp(GraphPane(demo_engine))
+    ruff = demo_id("e_ruff")
+    before = _graph_state(demo_engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _move_to(app, ruff)
+        await pilot.press("m", *"fastapi", "enter")
+        await settle(pilot)
+        await pilot.press("enter")
+        assert isinstance(app.screen, ConfirmModal)
+        assert "u undoes the merge" in str(app.screen.query_one("#confirm-body", Static).render())
+        await pilot.press("y")
+        await settle(pilot)
+        with pytest.raises(CortexError):
+            demo_engine.graph.get(ruff)
+
+        await pilot.press("u")
+        await settle(pilot)
+
+        assert _graph_state(demo_engine) == before
+        assert demo_engine.graph.get("ruff").id == ruff
+        assert ruff in _tree_ids(app) or ruff in _match_ids(app)
+        assert not _messages(app, "error")
+        assert any(m.startswith("Undid entity-merge") for m in _messages(app, "information"))
+        assert "FastAPI" in _crumb(app)
+
+
+async def test_u_undoes_a_rename(demo_engine: LocalEngine) -> None:
+    app = PaneApp(GraphPane(demo_engine))
+    before = _graph_state(demo_engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one(NeighbourTree).focus()
+        await pilot.press("n")
+        app.screen.query_one(Input).value = "atlas-platform"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert _crumb(app) == "atlas-platform"
+
+        await pilot.press("u")
+        await settle(pilot)
+
+        assert _graph_state(demo_engine) == before
+        assert demo_engine.graph.get(ATLAS).name == "atlas"
+        assert _crumb(app) == "atlas"
+        assert any("renamed 'atlas'" in m for m in _messages(app, "information"))
+        assert _match_ids(app)[0] == ATLAS
+
+
+async def test_u_when_the_centre_is_gone_recentres(demo_engine: LocalEngine) -> None:
+    app = PaneApp(GraphPane(demo_engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert _crumb(app).startswith("atlas")
+        # Another client merges the centre away, then adds an alias (the last action).
+        demo_engine.graph.merge(ATLAS, demo_id("e_harbor"))
+        demo_engine.graph.add_alias(demo_id("e_priya"), "PR")
+        app.query_one(NeighbourTree).focus()
+
+        await pilot.press("u")
+        await settle(pilot)
+
+        assert "PR" not in demo_engine.graph.get(demo_id("e_priya")).aliases
+        assert not _messages(app, "error")
+        root = app.query_one(NeighbourTree).root.data
+        assert root is not None and root.node.entity.id != ATLAS
+        assert _crumb(app) == root.node.entity.name
+
+
+async def test_u_with_nothing_to_undo_says_so(demo_engine: LocalEngine) -> None:
+    app = PaneApp(GraphPane(demo_engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert any("nothing to undo" in m for m in _messages(app, "error"))

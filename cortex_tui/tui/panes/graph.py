@@ -4,8 +4,9 @@ Recall's graph channel walks this graph, so a duplicate entity ("Tomas" and "Tom
 Herrera") or a missing alias silently costs recall. Here a person searches entities
 fuzzily (rapidfuzz, in the engine), sees the neighbourhood up to two hops with each
 relation's predicate, direction and validity, reads the memories that mention each
-node, and fixes names: merge one entity into another, add an alias, rename. Enter on a
-neighbour re-centres the graph on it; the breadcrumb walks back.
+node, and fixes names: merge one entity into another, add an alias, rename, each undone
+by `u` (the curation journal, shared with the other panes). Enter on a neighbour
+re-centres the graph on it; the breadcrumb walks back.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from textual.widgets import Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 
 from cortex_tui.engine.protocol import Engine
+from cortex_tui.errors import NotFoundError
 from cortex_tui.graph.views import EntityMatch, Neighbourhood, NeighbourNode
 from cortex_tui.models import Entity, Memory
+from cortex_tui.store.base import JournalEntry
 from cortex_tui.tui.formatting import age
 from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged
 from cortex_tui.tui.widgets.choice import ChoiceModal
@@ -41,6 +44,22 @@ SEARCH_LIMIT = 20
 class GraphView:
     hood: Neighbourhood
     now: datetime
+
+
+@dataclass(frozen=True)
+class Undone:
+    """The entries an undo reversed, and the walk's entities that still exist (fresh)."""
+
+    entries: list[JournalEntry]
+    trail: list[Entity]
+
+
+def undone_summary(entries: list[JournalEntry]) -> str:
+    """What was undone: each entry's action, and its note when it has one."""
+    parts = [
+        f"{e.action}: {e.payload['note']}" if e.payload.get("note") else e.action for e in entries
+    ]
+    return "Undid " + "; ".join(parts)
 
 
 def match_prompt(entity: Entity, matched: str | None = None) -> Content:
@@ -76,6 +95,7 @@ class GraphPane(Pane):
         Binding("m", "merge_into", "Merge into…", id="graph.merge"),
         Binding("a", "add_alias", "Add alias", id="graph.alias"),
         Binding("n", "rename", "Rename", id="graph.rename"),
+        Binding("u", "undo", "Undo", id="graph.undo"),
         Binding("h", "history", "Memory history", id="graph.history"),
     ]
 
@@ -323,7 +343,7 @@ class GraphPane(Pane):
                 (target.name, "bold $accent"),
                 f"\n\n{source.name} becomes an alias of {target.name}; its "
                 f"{len(source.memory_ids)} mentions and its relations move to "
-                f"{target.name}.\nEntity merges are not in the undo journal.",
+                f"{target.name}.\nu undoes the merge.",
             )
             self.app.push_screen(
                 ConfirmModal("Merge entities?", body, confirm="Merge"),
@@ -366,6 +386,26 @@ class GraphPane(Pane):
 
         self.call_engine(lambda: graph.merge(source.id, target.id), merged, name="graph.merge")
 
+    def action_undo(self) -> None:
+        """Undo the last curation action (a merge, alias or rename here, or any other)."""
+        engine = self.engine
+        trail = [e.id for e in self._trail]
+
+        def undo() -> Undone:
+            entries = engine.undo(1)
+            return Undone(entries, _existing(engine, trail))
+
+        # Not exclusive: each press undoes one action, and each is reported.
+        self.call_engine(undo, self._undone, name="graph.undo", exclusive=False)
+
+    def _undone(self, undone: Undone) -> None:
+        # The walk keeps the entities that still exist, with their names as they are now;
+        # with none left, reload centres on the first entity of the list.
+        self._trail = undone.trail
+        if not self._trail:
+            self._hood = None
+        self._written(undone_summary(undone.entries))
+
     def action_history(self) -> None:
         option = self.query_one("#graph-memories", OptionList).highlighted_option
         if option is None or option.id is None:
@@ -376,3 +416,14 @@ class GraphPane(Pane):
     def _written(self, summary: str) -> None:
         self.notify(summary, title="Graph")
         self.post_message(StoreChanged())
+
+
+def _existing(engine: Engine, ids: list[str]) -> list[Entity]:
+    """The entities among `ids` that still exist, as they are now, in order."""
+    found: list[Entity] = []
+    for entity_id in ids:
+        try:
+            found.append(engine.graph.get(entity_id))
+        except NotFoundError:
+            continue
+    return found
