@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -168,6 +168,11 @@ class CortexApp(App[None]):
         pane = found.first()
         pane.focus_first()  # the pane's keys work at once, without a click first
         pane.reload()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """In stable mode a text cursor does not blink: a frame taken mid-blink differs."""
+        if self.stable and hasattr(event.widget, "cursor_blink"):
+            event.widget.cursor_blink = False
 
     def on_open_history(self, message: OpenHistory) -> None:
         pane = self.pane("history")
