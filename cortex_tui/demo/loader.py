@@ -1,7 +1,8 @@
 """Loading the demo data set (a fictional team's memories) into an engine's store.
 
 Ids are derived from the data set's labels (UUID5), so loading twice changes nothing and
-screenshots and tests see the same ids every time.
+screenshots and tests see the same ids every time. The default embedder's vectors of the
+data ship with it (`cortex_tui.demo.vectors`), so loading it embeds nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
+from cortex_tui.demo.vectors import DemoTexts, shipped_vectors
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import (
     ConflictStatus,
@@ -129,7 +131,10 @@ def _time(value: str | None) -> datetime | None:
 
 
 def load_demo(engine: LocalEngine) -> dict[str, int]:
+    """Store the demo data set; with the shipped vectors when they are the engine's
+    embedder's for this data (see `cortex_tui.demo.vectors`), else embedding it."""
     memories, entities, relations = build_demo()
-    engine.insert(memories)
-    engine.insert_graph(entities, relations)
+    shipped = shipped_vectors(engine.embedder, DemoTexts.of(memories, entities))
+    engine.insert(memories, vectors=shipped.memories if shipped else None)
+    engine.insert_graph(entities, relations, entity_vectors=shipped.entities if shipped else None)
     return {"memories": len(memories), "entities": len(entities), "relations": len(relations)}

@@ -6,19 +6,27 @@ others.
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import Protocol, assert_never, runtime_checkable
 
 from cortex_tui.config import EmbedderConfig
 from cortex_tui.embed.base import Embedder
 
 
-def make_embedder(config: EmbedderConfig) -> Embedder:
-    """The embedder `config.kind` names; the ONNX one loads and verifies its model here."""
+@runtime_checkable
+class Loadable(Protocol):
+    """An embedder whose model can be loaded ahead of its first embed (see `lazy`)."""
+
+    def load(self) -> None: ...
+
+
+def make_embedder(config: EmbedderConfig, *, lazy: bool = False) -> Embedder:
+    """The embedder `config.kind` names; the ONNX one loads and verifies its model here,
+    or with `lazy=True` on its first embed (or its `load()`, see `Loadable`)."""
     match config.kind:
         case "onnx":
             from cortex_tui.embed.onnx import OnnxMiniLMEmbedder
 
-            return OnnxMiniLMEmbedder(batch_size=config.batch_size)
+            return OnnxMiniLMEmbedder(batch_size=config.batch_size, lazy=lazy)
         case "ollama":
             from cortex_tui.embed.ollama import OllamaEmbedder
 

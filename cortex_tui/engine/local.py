@@ -10,12 +10,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from cortex_tui.classify import classify
 from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import RecallWeights, Settings, save_setting
 from cortex_tui.curation import journal
 from cortex_tui.curation.groups import ConflictGroup, Curator
-from cortex_tui.embed.base import Embedder
+from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
@@ -249,7 +251,7 @@ class LocalEngine:
         return self.curator.restore(old, current, self.embedder.embed_query(old.content))
 
     def undo(self, count: int = 1) -> list[JournalEntry]:
-        return journal.undo(self.store, self.clock(), count)
+        return journal.undo(self.store, self.clock(), count, graph=self.graph)
 
     def materialise(self, draft: MemoryDraft) -> Memory:
         """A full `Memory` from a draft: defaults, classification, clock."""
@@ -281,17 +283,35 @@ class LocalEngine:
             importance=0.5 if draft.importance is None else draft.importance,
         )
 
-    def insert(self, memories: Sequence[Memory]) -> None:
-        """Embed and store memories as given, in batches (no write-path logic)."""
+    def insert(self, memories: Sequence[Memory], *, vectors: Matrix | None = None) -> None:
+        """Embed and store memories as given, in batches (no write-path logic).
+
+        `vectors` (one row per memory, this engine's embedder's embedding of its content,
+        e.g. precomputed for a shipped data set) are stored instead of embedding again.
+        """
+        _require_rows(vectors, len(memories), self.embedder.dimension, "memories")
         for start in range(0, len(memories), WRITE_BATCH):
             batch = memories[start : start + WRITE_BATCH]
-            vectors = self.embedder.embed([m.content for m in batch])
-            self.store.upsert_memories(batch, list(vectors))
+            if vectors is None:
+                rows = self.embedder.embed([m.content for m in batch])
+            else:
+                rows = vectors[start : start + WRITE_BATCH]
+            self.store.upsert_memories(batch, list(rows))
 
-    def insert_graph(self, entities: Sequence[Entity], relations: Sequence[Relation]) -> None:
+    def insert_graph(
+        self,
+        entities: Sequence[Entity],
+        relations: Sequence[Relation],
+        *,
+        entity_vectors: Matrix | None = None,
+    ) -> None:
+        """Store entities (embedding their names unless `entity_vectors` are given, as for
+        `insert`) and relations."""
+        _require_rows(entity_vectors, len(entities), self.embedder.dimension, "entities")
         if entities:
-            vectors = self.embedder.embed([e.name for e in entities])
-            self.store.upsert_entities(entities, list(vectors))
+            if entity_vectors is None:
+                entity_vectors = self.embedder.embed([e.name for e in entities])
+            self.store.upsert_entities(entities, list(entity_vectors))
         if relations:
             self.store.upsert_relations(relations)
         self._graph = None
@@ -387,6 +407,18 @@ class LocalEngine:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _require_rows(vectors: Matrix | None, count: int, dimension: int, what: str) -> None:
+    """Given vectors must be one finite `dimension`-d row per item."""
+    if vectors is None:
+        return
+    if vectors.shape != (count, dimension):
+        raise InvalidInputError(
+            f"{what}: expected vectors of shape ({count}, {dimension}), got {vectors.shape}"
+        )
+    if not np.isfinite(vectors).all():
+        raise InvalidInputError(f"{what}: the given vectors hold NaN or infinite values")
 
 
 def _clean_tags(tags: Iterable[str]) -> list[str]:

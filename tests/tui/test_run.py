@@ -1,7 +1,8 @@
-"""`cortex-tui` with no arguments: a locked store is one line on stderr, no traceback."""
+"""Starting the app: a locked store is one line on stderr; the demo in a real terminal."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,9 @@ import pytest
 from cortex_tui.config import load_settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.open import open_engine
-from cortex_tui.tui.run import main, parse
+from cortex_tui.tui import run
+from cortex_tui.tui.bench import PseudoTerminal
+from cortex_tui.tui.run import demo_parent, main, parse
 
 
 def test_a_locked_store_is_a_one_line_error(
@@ -30,3 +33,41 @@ def test_a_locked_store_is_a_one_line_error(
 def test_demo_flag_is_parsed() -> None:
     assert parse(["--demo"]).demo is True
     assert parse([]).demo is False
+
+
+def test_the_demo_runs_in_a_terminal_answers_a_query_and_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cortex-tui --demo` as a user runs it: a real process in a pseudo-terminal, keys
+    typed, ctrl+q; its temporary home is gone afterwards."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    terminal = PseudoTerminal([sys.executable, "-m", "cortex_tui", "--demo"])
+    try:
+        terminal.wait_for(b"Query")  # the Recall pane's keys are in the footer
+        start = len(terminal.output)
+        terminal.send("/")
+        terminal.wait_for(b"hat would the agent recall", start=start)
+        terminal.send("which postgres version runs in prod")
+        terminal.wait_for(b"prod", start=start)
+        start = len(terminal.output)
+        terminal.send("\r")
+        terminal.wait_for(b" candidates", start=start)
+        terminal.wait_for(b"PostgreSQL", start=start)
+    finally:
+        terminal.close()
+    assert terminal.child.returncode == 0
+    assert b"Traceback" not in terminal.output
+    assert not list(tmp_path.glob("cortex-demo-*"))
+
+
+def test_the_demo_folder_is_in_memory_unless_tmpdir_says_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert demo_parent() is None
+    monkeypatch.delenv("TMPDIR")
+    monkeypatch.setattr(run, "RAM_FOLDER", tmp_path / "no-such-folder")
+    assert demo_parent() is None
+    monkeypatch.setattr(run, "RAM_FOLDER", tmp_path)
+    monkeypatch.setattr(run, "RAM_FOLDER_MIN_FREE", 0)
+    assert demo_parent() == str(tmp_path)

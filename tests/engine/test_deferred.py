@@ -1,0 +1,62 @@
+"""`DeferredEngine`: opened once, on demand or in the background; failures reach callers."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from cortex_tui.embed.base import Embedder
+from cortex_tui.engine.deferred import DeferredEngine
+from cortex_tui.engine.local import LocalEngine
+from cortex_tui.errors import StoreError
+from cortex_tui.models import MemoryDraft
+from tests.conftest import make_engine
+
+
+def test_uses_wait_for_one_opening_and_reach_the_engine(
+    tmp_path: Path, hashing_embedder: Embedder
+) -> None:
+    release = threading.Event()
+    opened: list[LocalEngine] = []
+
+    def opener() -> LocalEngine:
+        release.wait()
+        opened.append(make_engine(tmp_path / "home", hashing_embedder))
+        return opened[-1]
+
+    deferred = DeferredEngine(opener)
+    deferred.start()
+    with ThreadPoolExecutor(4) as pool:
+        counts = [pool.submit(lambda: deferred.stats().total) for _ in range(4)]
+        release.set()
+        assert [c.result() for c in counts] == [0] * 4
+    deferred.remember(MemoryDraft(content="The staging database is pg-staging."))
+    assert len(opened) == 1
+    assert opened[0].stats().total == 1
+    deferred.close()
+    make_engine(tmp_path / "home", hashing_embedder).close()  # closed: the lock is free
+
+
+def test_a_failed_opening_is_raised_to_every_caller_and_close_is_quiet() -> None:
+    calls = []
+
+    def opener() -> LocalEngine:
+        calls.append(1)
+        raise StoreError("the store at /x is damaged; restore it")
+
+    deferred = DeferredEngine(opener)
+    for _ in range(2):
+        with pytest.raises(StoreError, match="damaged"):
+            deferred.stats()
+    assert len(calls) == 1
+    deferred.close()
+
+
+def test_closing_an_engine_never_used_opens_nothing() -> None:
+    def opener() -> LocalEngine:
+        raise AssertionError("opened")
+
+    DeferredEngine(opener).close()
