@@ -70,7 +70,7 @@ def summary_content(stats: Stats, *, show_store: bool = True) -> Content:
         " entities · ",
         (f"{stats.relations}", "bold"),
         " relations · ",
-        (f"{stats.active_conflicts} active conflicts", conflicts_style),
+        (f"{stats.active_conflicts} memories in conflict", conflicts_style),
         "\n",
         (f"embedder {stats.embedder} ({stats.dimension}-d)", "$text-muted"),
         (f" · store {stats.store}" if show_store else "", "$text-muted"),
