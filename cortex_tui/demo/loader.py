@@ -13,6 +13,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
+from cortex_tui.config import RecallWeights
 from cortex_tui.demo.vectors import DemoTexts, shipped_vectors
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import (
@@ -40,6 +41,12 @@ def demo_data() -> dict[str, Any]:
 
 def demo_now() -> datetime:
     return datetime.fromisoformat(demo_data()["now"])
+
+
+def demo_profiles() -> dict[str, RecallWeights]:
+    """Weight profiles to compare the default ranking against, in the `--demo` app."""
+    profiles: dict[str, Any] = demo_data().get("profiles", {})
+    return {name: RecallWeights.model_validate(weights) for name, weights in profiles.items()}
 
 
 def build_demo() -> tuple[list[Memory], list[Entity], list[Relation]]:

@@ -17,6 +17,9 @@ from cortex_tui.models import SIGNAL_NAMES, Memory, RecallResult
 from cortex_tui.tui.colours import signal_variable
 from cortex_tui.tui.scoring import memory_header, signal_label
 
+NOTICEABLE = 0.0005
+"""A contribution change below this rounds to zero in the table: no cause to name."""
+
 
 @dataclass(frozen=True)
 class Movement:
@@ -69,8 +72,9 @@ class Movement:
         return changes
 
     def cause(self) -> tuple[str, float] | None:
-        """The change that best explains the move: largest in the move's direction."""
-        changes = self.deltas()
+        """The change that best explains the move: largest in the move's direction; None
+        when nothing changed by as much as the table shows (three decimals)."""
+        changes = [change for change in self.deltas() if abs(change[1]) >= NOTICEABLE]
         if not changes:
             return None
         delta = self.score_delta or 0.0

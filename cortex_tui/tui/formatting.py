@@ -32,6 +32,16 @@ def age(then: datetime, now: datetime) -> str:
     return f"{days // 365}y"
 
 
+def ago(then: datetime, now: datetime) -> str:
+    """`age` as a phrase: "12d ago", "just now", "in the future"."""
+    shown = age(then, now)
+    if shown == "now":
+        return "just now"
+    if shown == "future":
+        return "in the future"
+    return f"{shown} ago"
+
+
 def one_line(text: str, width: int) -> str:
     """`text` on one line, cut to `width` characters with an ellipsis when longer."""
     flat = " ".join(text.split())

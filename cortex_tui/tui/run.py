@@ -102,14 +102,15 @@ def demo_home() -> Iterator[Path]:
 
 
 def open_demo_engine(home: Path) -> LocalEngine:
-    """An engine on `home` holding the demo data, its clock at the demo's "now".
+    """An engine on `home` holding the demo data and its weight profiles (so Compare
+    has a second profile to offer), its clock at the demo's "now".
 
     The data comes with its vectors (`cortex_tui.demo.vectors`) and the embedding model
     is only located, not loaded (`DemoApp` loads it next), so this embeds nothing.
     """
     from cortex_tui.clock import frozen_clock
     from cortex_tui.config import load_settings
-    from cortex_tui.demo.loader import demo_now, load_demo
+    from cortex_tui.demo.loader import demo_now, demo_profiles, load_demo
     from cortex_tui.embed.factory import make_embedder
     from cortex_tui.engine.open import open_engine
 
@@ -118,6 +119,8 @@ def open_demo_engine(home: Path) -> LocalEngine:
     engine = open_engine(settings, clock=frozen_clock(demo_now()), embedder=embedder)
     try:
         load_demo(engine)
+        for name, weights in demo_profiles().items():
+            engine.save_weight_profile(name, weights)  # into the demo's own config.toml
     except BaseException:
         engine.close()
         raise

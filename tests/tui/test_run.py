@@ -12,7 +12,7 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.open import open_engine
 from cortex_tui.tui import run
 from cortex_tui.tui.bench import PseudoTerminal
-from cortex_tui.tui.run import demo_parent, main, parse
+from cortex_tui.tui.run import demo_parent, main, open_demo_engine, parse
 
 
 def test_a_locked_store_is_a_one_line_error(
@@ -71,3 +71,16 @@ def test_the_demo_folder_is_in_memory_unless_tmpdir_says_otherwise(
     monkeypatch.setattr(run, "RAM_FOLDER", tmp_path)
     monkeypatch.setattr(run, "RAM_FOLDER_MIN_FREE", 0)
     assert demo_parent() == str(tmp_path)
+
+
+def test_the_demo_engine_holds_the_demo_and_profiles_to_compare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORTEX_HOME", str(tmp_path))
+    engine = open_demo_engine(tmp_path)
+    try:
+        assert engine.stats().total == 116
+        assert set(engine.weight_profiles()) == {"default", "fresh-first", "meaning-only"}
+        assert engine.weight_profiles()["meaning-only"].recency == 0
+    finally:
+        engine.close()

@@ -10,7 +10,7 @@ import pytest
 from cortex_tui.models import SIGNAL_NAMES, Memory, RecallResult, ScoreBreakdown, SignalScore
 from cortex_tui.tui.bars import bar
 from cortex_tui.tui.compare import compare
-from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.formatting import age, ago, one_line
 from cortex_tui.tui.preferences import load_preferences
 from cortex_tui.tui.scoring import formula_total, held_back
 
@@ -59,6 +59,12 @@ def test_age_is_measured_from_the_given_now(delta: timedelta, shown: str) -> Non
     assert age(NOW - delta, NOW) == shown
 
 
+def test_ago_reads_as_a_phrase() -> None:
+    assert ago(NOW - timedelta(seconds=5), NOW) == "just now"
+    assert ago(NOW - timedelta(days=12), NOW) == "12d ago"
+    assert ago(NOW + timedelta(hours=1), NOW) == "in the future"
+
+
 def test_one_line_flattens_and_cuts() -> None:
     assert one_line("a\n b   c", 10) == "a b c"
     assert one_line("abcdefghij", 5) == "abcd…"
@@ -76,6 +82,13 @@ def test_compare_reports_moves_new_and_dropped_with_causes() -> None:
     assert cause is not None and cause[0] == "similarity"
     assert cause[1] == pytest.approx(0.45 * 0.15)
     assert [m.memory.id for m in compare(a, b)] == ["m2", "m1", "m4", "m3"]
+
+
+def test_compare_names_no_cause_when_nothing_changed() -> None:
+    """The same query under the same profile: every row is `=` with no cause."""
+    a = [_result("m1", 1, 0.9), _result("m2", 2, 0.8)]
+    b = [_result("m1", 1, 0.9), _result("m2", 2, 0.8)]
+    assert [(m.label, m.cause()) for m in compare(a, b)] == [("=", None), ("=", None)]
 
 
 def test_held_back_names_the_biggest_gap_and_penalties() -> None:

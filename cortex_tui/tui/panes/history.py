@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, MemoryStatus
 from cortex_tui.store.base import JournalEntry, MemoryFilter
-from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.formatting import ago, one_line
 from cortex_tui.tui.panes.base import Pane, StoreChanged
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.word_diff import word_diff
@@ -76,8 +76,7 @@ def head_prompt(head: Memory, now: datetime) -> Content:
         (one_line(head.content, _SUBJECT_WIDTH), "bold"),
         "\n",
         (
-            f"changed {age(head.valid_from, now)} ago · {head.type.value} · "
-            f"{head.project or 'global'}",
+            f"changed {ago(head.valid_from, now)} · {head.type.value} · {head.project or 'global'}",
             "$text-muted",
         ),
     )

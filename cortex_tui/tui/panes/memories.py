@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Input, Select, Static
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, MemoryPage, MemoryStatus, MemoryType, Scope
 from cortex_tui.store.base import JournalEntry, MemoryFilter
-from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.formatting import age, ago, one_line
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
 from cortex_tui.tui.widgets.choice import ChoiceModal
 from cortex_tui.tui.widgets.confirm import ConfirmModal
@@ -127,7 +127,7 @@ def detail_content(memory: Memory, now: datetime) -> Content:
         state_of(memory),
         (
             f" · {memory.id} · confidence {memory.confidence:.2f} · {tags} · "
-            f"{memory.source} · created {age(memory.created_at, now)} ago",
+            f"{memory.source} · created {ago(memory.created_at, now)}",
             "$text-muted",
         ),
     )

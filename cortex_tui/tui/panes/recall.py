@@ -103,7 +103,8 @@ class RecallPane(Pane):
     RecallPane.-narrow #recall-side { height: 3fr; width: 1fr; border-left: none;
         border-top: hkey $panel-lighten-2; }
     RecallPane DataTable { height: 1fr; }
-    RecallPane #recall-compare DataTable { width: 1fr; }
+    RecallPane #recall-compare #compare-a { width: 2fr; }
+    RecallPane #recall-compare #compare-b { width: 3fr; }
     RecallPane #recall-detail { padding: 0 1; }
     RecallPane #recall-status { height: 1; padding: 0 1; color: $text-muted; }
     """
@@ -329,8 +330,10 @@ class RecallPane(Pane):
         table_a = self.query_one("#compare-a", DataTable)
         table_b = self.query_one("#compare-b", DataTable)
         results_a = self.response.results if self.response else []
-        width_a = max(self._main_width() // 2 - 26, 16)
-        width_b = max(self._main_width() // 2 - 62, 16)
+        # B's table is the wider (2fr : 3fr): its rows carry the moves and their causes.
+        main = self._main_width()
+        width_a = max(main * 2 // 5 - 26, 12)
+        width_b = max(main - main * 2 // 5 - 58, 12)
         top = max(
             [r.score for r in results_a] + [m.b.score for m in self.movements if m.b], default=0.0
         )
@@ -373,9 +376,11 @@ class RecallPane(Pane):
 
     def _content_cell(self, memory: Memory, width: int, palette: Mapping[str, str]) -> Text:
         """Plain `Text`, never markup: brackets in memories must survive."""
-        cell = Text(one_line(memory.content, width))
         if memory.conflict_status.value == "active":
-            cell = Text("⚠ ", style=_colour(palette, "conflict")) + cell
+            cell = Text("⚠ ", style=_colour(palette, "conflict"))
+            cell.append(one_line(memory.content, width - 2))
+        else:
+            cell = Text(one_line(memory.content, width))
         if not memory.is_current:
             cell.stylize(_colour(palette, "superseded"))
         return cell
