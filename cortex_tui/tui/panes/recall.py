@@ -10,12 +10,10 @@ and saves profiles to config. TUI queries never touch access counts (`update_acc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,10 +27,9 @@ from cortex_tui.config import RecallWeights
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Explanation, Memory, MemoryType, RecallResponse, RecallResult
 from cortex_tui.recall.request import RecallRequest
-from cortex_tui.tui.bars import bar
-from cortex_tui.tui.compare import Movement, compare, label_style, movement_content
-from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.compare import Movement, compare, movement_content
 from cortex_tui.tui.panes.base import OpenHistory, Pane
+from cortex_tui.tui.panes.recall_tables import fill_compare, fill_results
 from cortex_tui.tui.scoring import result_detail, why_not_content
 from cortex_tui.tui.widgets.weights import SaveProfile, WeightEditor, WeightsEdited
 
@@ -40,7 +37,6 @@ LIMIT = 20
 NARROW = 150
 """Below this width the breakdown goes under the results instead of beside them."""
 SIDE_WIDTH = 66
-_SCORE_BAR = 8
 
 
 @dataclass(frozen=True)
@@ -63,10 +59,6 @@ class Options:
 def parse_tags(text: str) -> list[str] | None:
     tags = [tag.strip() for tag in text.split(",") if tag.strip()]
     return tags or None
-
-
-def _colour(palette: Mapping[str, str], variable: str) -> str:
-    return palette.get(variable, "default")
 
 
 class RecallPane(Pane):
@@ -296,99 +288,23 @@ class RecallPane(Pane):
         compare_mode = self.response_b is not None
         switcher = self.query_one("#recall-main", ContentSwitcher)
         switcher.current = "recall-compare" if compare_mode else "recall-results"
-        if compare_mode:
-            self._fill_compare(palette)
-        else:
-            self._fill_results(palette)
-
-    def _fill_results(self, palette: Mapping[str, str]) -> None:
-        table = self.query_one("#recall-results", DataTable)
-        results = self.response.results if self.response else []
-        top = max((r.score for r in results), default=0.0)
-        width = max(self._main_width() - 59, 20)
-        row = table.cursor_row
-        table.clear(columns=True)
-        _add_columns(
-            table,
-            [("#", 3), ("score", 14), ("type", 10), ("scope", 9), ("age", 5), ("content", width)],
-        )
-        for result in results:
-            memory = result.memory
-            table.add_row(
-                Text(str(result.rank), justify="right"),
-                self._score_cell(result.score, top, palette),
-                memory.type.value,
-                memory.scope.value,
-                self._age(memory),
-                self._content_cell(memory, width, palette),
-                key=memory.id,
-            )
-        if results:
-            table.move_cursor(row=min(row, len(results) - 1))
-
-    def _fill_compare(self, palette: Mapping[str, str]) -> None:
-        table_a = self.query_one("#compare-a", DataTable)
-        table_b = self.query_one("#compare-b", DataTable)
-        results_a = self.response.results if self.response else []
-        # B's table is the wider (2fr : 3fr): its rows carry the moves and their causes.
         main = self._main_width()
-        width_a = max(main * 2 // 5 - 26, 12)
-        width_b = max(main - main * 2 // 5 - 58, 12)
-        top = max(
-            [r.score for r in results_a] + [m.b.score for m in self.movements if m.b], default=0.0
-        )
-        table_a.clear(columns=True)
-        _add_columns(table_a, [("#", 3), ("score A", 14), ("content", width_a)])
-        for result in results_a:
-            table_a.add_row(
-                Text(str(result.rank), justify="right"),
-                self._score_cell(result.score, top, palette),
-                self._content_cell(result.memory, width_a, palette),
-                key=result.memory.id,
+        results = self.response.results
+        if compare_mode:
+            tables = (
+                self.query_one("#compare-a", DataTable),
+                self.query_one("#compare-b", DataTable),
             )
-        row = table_b.cursor_row
-        table_b.clear(columns=True)
-        _add_columns(
-            table_b, [("#", 3), ("move", 7), ("score B", 14), ("because", 22), ("content", width_b)]
-        )
-        for movement in self.movements:
-            cause = movement.cause()
-            table_b.add_row(
-                Text(str(movement.b.rank) if movement.b else "—", justify="right"),
-                Text(movement.label, style=_rich_style(label_style(movement.label), palette)),
-                self._score_cell(movement.b.score, top, palette) if movement.b else Text("—"),
-                Text(f"{cause[0]} {cause[1]:+.3f}" if cause else ""),
-                self._content_cell(movement.memory, width_b, palette),
-                key=movement.memory.id,
+            fill_compare(*tables, results, self.movements, main, palette)
+        else:
+            fill_results(
+                self.query_one("#recall-results", DataTable), results, main, self._now, palette
             )
-        if self.movements:
-            table_b.move_cursor(row=min(row, len(self.movements) - 1))
 
     def _main_width(self) -> int:
         """Width left for the results, from the pane's own size (known before the tables')."""
         width = self.size.width
         return width if width < NARROW else width - SIDE_WIDTH - 1
-
-    def _score_cell(self, score: float, top: float, palette: Mapping[str, str]) -> Text:
-        cell = Text(f"{score:.3f} ")
-        cell.append(bar(score, top, _SCORE_BAR), style=_colour(palette, "score-bar"))
-        return cell
-
-    def _content_cell(self, memory: Memory, width: int, palette: Mapping[str, str]) -> Text:
-        """Plain `Text`, never markup: brackets in memories must survive."""
-        if memory.conflict_status.value == "active":
-            cell = Text("⚠ ", style=_colour(palette, "conflict"))
-            cell.append(one_line(memory.content, width - 2))
-        else:
-            cell = Text(one_line(memory.content, width))
-        if not memory.is_current:
-            cell.stylize(_colour(palette, "superseded"))
-        return cell
-
-    def _age(self, memory: Memory) -> str:
-        if self._now is None:
-            return ""
-        return age(memory.last_accessed or memory.created_at, self._now)
 
     # Selection ----------------------------------------------------------------------
 
@@ -556,16 +472,3 @@ _HINT = Content.assemble(
     " edit weights, re-rank live, save as a profile",
 )
 _EMPTY = Content.styled("no results", "$text-muted")
-
-
-def _add_columns(table: DataTable[object], columns: list[tuple[str, int]]) -> None:
-    """Fixed widths: no measuring pass, so a screen is the same however fast it paints."""
-    for label, width in columns:
-        table.add_column(label, width=width, key=label)
-
-
-def _rich_style(style: str, palette: Mapping[str, str]) -> str:
-    """Textual style markup (`bold $rank-up`) resolved to a Rich style string."""
-    return " ".join(
-        palette.get(part[1:], "default") if part.startswith("$") else part for part in style.split()
-    )
