@@ -143,8 +143,9 @@ class CortexApp(App[None]):
         """Mount the panes behind the first one, now that the first frame is on screen:
         building them all before it took a third of the time to that frame. Keys typed
         meanwhile are handled after this, so they find every pane in place."""
-        while self._unmounted and await self._mounted(self._unmounted[0]):
-            pass
+        for pane in list(self._unmounted):
+            if not await self._mounted(pane):
+                return  # the app is closing
 
     async def _mounted(self, pane: Pane) -> bool:
         """Mount `pane` in its tab unless that is done (a key may show a pane before

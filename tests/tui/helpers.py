@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Input, OptionList, Static
 
 from cortex_tui.tui.scenes import settle
+from cortex_tui.tui.widgets.confirm import ConfirmModal
 
 
 async def ask(pilot: Pilot[None], query: str) -> None:
@@ -14,6 +15,15 @@ async def ask(pilot: Pilot[None], query: str) -> None:
     field.focus()
     field.value = query
     await pilot.press("enter")
+    await settle(pilot)
+
+
+async def keep_second_member(pilot: Pilot[None]) -> None:
+    """In the Conflicts pane: keep this group's second member, through the confirmation."""
+    pilot.app.query_one("#conflict-members", OptionList).focus()
+    await pilot.press("down", "k")
+    assert isinstance(pilot.app.screen, ConfirmModal)
+    await pilot.press("y")
     await settle(pilot)
 
 

@@ -11,6 +11,7 @@ from cortex_tui.models import ConflictStatus, MemoryDraft
 from cortex_tui.tui.panes.base import OpenHistory, StoreChanged
 from cortex_tui.tui.panes.conflicts import ConflictsPane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
+from tests.tui.helpers import keep_second_member
 from tests.tui.pane_harness import PaneApp, settle
 
 pytestmark = pytest.mark.anyio
@@ -43,11 +44,7 @@ async def test_keep_retires_the_others_in_the_store(demo_engine: LocalEngine) ->
     app = _app(demo_engine)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.query_one("#conflict-members", OptionList).focus()
-        await pilot.press("down", "k")
-        assert isinstance(app.screen, ConfirmModal)
-        await pilot.press("y")
-        await settle(pilot)
+        await keep_second_member(pilot)
         kept, retired = demo_engine.get(newer), demo_engine.get(older)
         assert kept.is_current and kept.conflict_status is ConflictStatus.RESOLVED
         assert retired.valid_to is not None and retired.superseded_by_id == newer

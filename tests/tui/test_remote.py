@@ -12,16 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, OptionList, TabbedContent
+from textual.widgets import DataTable, Input, TabbedContent
 
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.models import ConflictStatus
 from cortex_tui.tui.app import CortexApp
 from cortex_tui.tui.scenes import settle
-from cortex_tui.tui.widgets.confirm import ConfirmModal
 from tests.server.conftest import start_service, stop_service
 from tests.tui.conftest import open_demo_engine
+from tests.tui.helpers import keep_second_member
 
 pytestmark = pytest.mark.anyio
 SIZE = (120, 36)
@@ -54,11 +54,7 @@ async def test_recall_and_conflict_resolution_through_the_service(served_demo: P
             await pilot.press("escape", "2")
             await settle(pilot)
             assert app.query_one("#panes", TabbedContent).active == "tab-conflicts"
-            app.query_one("#conflict-members", OptionList).focus()
-            await pilot.press("down", "k")
-            assert isinstance(app.screen, ConfirmModal)
-            await pilot.press("y")
-            await settle(pilot)
+            await keep_second_member(pilot)
             kept, retired = observer.get(newer), observer.get(older)
             assert kept.conflict_status is ConflictStatus.RESOLVED
             assert retired.superseded_by_id == newer and retired.valid_to is not None
