@@ -53,6 +53,8 @@ from cortex_tui.store.payload import (
 
 DENSE = "dense"
 LEXICAL = "lexical"
+TIE_MARGIN = 16  # ids fetched past a search's cut once scores are seen to tie across it
+TIE_REACH = 8  # the farthest a search reaches for the rest of a tie group: 8 × its limit
 Payload = Mapping[str, Any]
 _Record = TypeVar("_Record", Memory, Entity)
 
@@ -78,6 +80,10 @@ class PointData:
 class Hit:
     payload: Payload
     score: float
+
+
+def _best_then_id(hit: Hit) -> tuple[float, str]:
+    return -hit.score, str(hit.payload.get("id", ""))
 
 
 def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, location: str) -> None:
@@ -146,7 +152,9 @@ class QdrantStore(ABC, Generic[C]):
         vector: list[float] | SparseTerms,
         cond: C | None,
         limit: int,
-    ) -> list[Hit]: ...
+        fields: Sequence[str] | None = None,
+    ) -> list[Hit]:
+        """The `limit` nearest points with their payloads (all fields, or only `fields`)."""
 
     @abstractmethod
     def _scroll(
@@ -242,15 +250,53 @@ class QdrantStore(ABC, Generic[C]):
     def search_dense(self, vector: Vector, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         require_vectors(1, [vector], self._meta.dimension, "query")
         dense = _floats(vector)
-        return self._scored(self._search(Collection.MEMORIES, DENSE, dense, self._cond(flt), limit))
+        return self._scored(self._search_settled(DENSE, dense, self._cond(flt), limit))
 
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         query = encode_query(text)
         if not query[0]:
             return []
-        return self._scored(
-            self._search(Collection.MEMORIES, LEXICAL, query, self._cond(flt), limit)
-        )
+        return self._scored(self._search_settled(LEXICAL, query, self._cond(flt), limit))
+
+    def _search_settled(
+        self, using: str, vector: list[float] | SparseTerms, cond: C | None, limit: int
+    ) -> list[Hit]:
+        """The top `limit` memories, equal scores in id order.
+
+        Among equally scored points at the cut, Qdrant returns an arbitrary subset in an
+        order that follows its index layout, which differs between two stores built from
+        the same data; BM25 scores tie often (one shared term, equal lengths). One hit
+        past the cut shows whether a tie crosses it; only then is the whole tie group
+        looked up (ids and scores alone) and cut by id, so the same data and query give
+        the same candidates in every store.
+        """
+        hits = self._search(Collection.MEMORIES, using, vector, cond, limit + 1)
+        if len(hits) > limit and hits[limit].score == hits[limit - 1].score:
+            hits = self._settle_tie(using, vector, cond, limit, hits)
+        return sorted(hits, key=_best_then_id)[:limit]
+
+    def _settle_tie(
+        self,
+        using: str,
+        vector: list[float] | SparseTerms,
+        cond: C | None,
+        limit: int,
+        hits: list[Hit],
+    ) -> list[Hit]:
+        boundary = hits[limit - 1].score
+        fetch = limit + TIE_MARGIN
+        while True:
+            light = self._search(Collection.MEMORIES, using, vector, cond, fetch, ("id",))
+            if len(light) < fetch or light[-1].score < boundary or fetch >= limit * TIE_REACH:
+                break
+            fetch = min(fetch * 2, limit * TIE_REACH)
+        chosen = sorted(light, key=_best_then_id)[:limit]
+        known = {str(h.payload["id"]): h for h in hits}
+        score = {str(h.payload["id"]): h.score for h in chosen}
+        missing = [memory_id for memory_id in score if memory_id not in known]
+        for payload in self._retrieve(Collection.MEMORIES, missing):
+            known[str(payload["id"])] = Hit(payload, score[str(payload["id"])])
+        return [known[memory_id] for memory_id in score if memory_id in known]
 
     def scroll_memories(
         self, flt: MemoryFilter, limit: int, offset: str | None = None

@@ -251,13 +251,14 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         vector: list[float] | SparseTerms,
         cond: EdgeCondition | None,
         limit: int,
+        fields: Sequence[str] | None = None,
     ) -> list[Hit]:
         named = qe.SparseVector(*vector) if isinstance(vector, tuple) else vector
         request = qe.QueryRequest(
             limit=limit,
             query=qe.Query.Nearest(named, using=using),
             filter=_filter(cond),
-            with_payload=True,
+            with_payload=list(fields) if fields else True,
             with_vector=False,
         )
         return [Hit(p.payload or {}, p.score) for p in self._shards[coll].query(request)]

@@ -198,6 +198,7 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         vector: list[float] | SparseTerms,
         cond: qm.Condition | None,
         limit: int,
+        fields: Sequence[str] | None = None,
     ) -> list[Hit]:
         query: list[float] | qm.SparseVector = (
             qm.SparseVector(indices=vector[0], values=vector[1])
@@ -210,7 +211,7 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
             using=using,
             query_filter=_filter(cond),
             limit=limit,
-            with_payload=True,
+            with_payload=list(fields) if fields else True,
         )
         return [Hit(p.payload or {}, p.score) for p in response.points]
 

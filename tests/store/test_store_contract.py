@@ -297,6 +297,20 @@ def test_lexical_ranks_rare_exact_term_first(store: Store) -> None:
     assert store.search_lexical("the of and", MemoryFilter(), 5) == []
 
 
+def test_searches_settle_ties_at_the_cut_by_id(store: Store) -> None:
+    """Sixty memories score the same on both channels; a top 10 is the ten smallest ids,
+    whatever order the index keeps them in (it differs between stores of the same data)."""
+    tied = [make_memory(f"standup notes number {i:02d} tuesday") for i in range(60)]
+    better = make_memory("standup notes standup tuesday")
+    same_vector = [1.0, 0, 0, 0, 0, 0, 0, 0]
+    store.upsert_memories([*tied, better], [same_vector] * 60 + [same_vector])
+    smallest = sorted(m.id for m in [*tied, better])
+    lexical = _ids(store.search_lexical("standup", MemoryFilter(), 10))
+    assert lexical[0] == better.id  # tf 2 scores higher: ties only order equal scores
+    assert lexical[1:] == sorted(m.id for m in tied)[:9]
+    assert _ids(store.search_dense(same_vector, MemoryFilter(), 10)) == smallest[:10]
+
+
 def test_scroll_pages_in_id_order(store: Store) -> None:
     ms = [make_memory(f"fact {i}") for i in range(7)]
     _put(store, ms)
