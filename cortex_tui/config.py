@@ -6,8 +6,10 @@ of the recall formula lives here so users can tune ranking without touching code
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from cortex_tui.errors import ConfigError
+from cortex_tui.errors import ConfigError, InvalidInputError
 from cortex_tui.paths import default_home
 
 
@@ -312,3 +314,50 @@ def save_setting(home: Path, dotted_key: str, value: Any) -> Path:
         os.fsync(handle.fileno())
     os.replace(tmp, path)
     return path
+
+
+def setting_keys(section: str) -> list[str]:
+    """Every dotted key under one top-level section, e.g. `recall.weights.similarity`."""
+
+    def walk(model: type[BaseModel], prefix: str) -> list[str]:
+        keys = []
+        for name, field in model.model_fields.items():
+            nested = field.annotation
+            if isinstance(nested, type) and issubclass(nested, BaseModel):
+                keys.extend(walk(nested, f"{prefix}{name}."))
+            else:
+                keys.append(prefix + name)
+        return keys
+
+    annotation = Settings.model_fields[section].annotation
+    assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
+    return walk(annotation, f"{section}.")
+
+
+def with_override(settings: Settings, key: str, value: str, sections: Sequence[str]) -> Settings:
+    """A copy of `settings` with one dotted key set from text, validated as config.toml is.
+
+    Only keys under `sections` may change (an eval variant, say, must not change the
+    embedder its shared store was built with). The text is coerced by the field's type
+    ("0.3" → 0.3, "true" → True); a bad key or value raises `InvalidInputError` naming it.
+    """
+    known = [k for section in sections for k in setting_keys(section)]
+    if key not in known:
+        inner = [k for k in known if k.startswith(key + ".")]
+        if inner:
+            raise InvalidInputError(f"{key} is a section; set one of its keys, e.g. {inner[0]}")
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"did you mean {close[0]}?" if close else f"keys start with {' or '.join(sections)}"
+        raise InvalidInputError(f"unknown setting {key!r}; {hint}")
+    copy = settings.model_copy(deep=True)
+    *parents, leaf = key.split(".")
+    node: BaseModel = copy
+    for part in parents:
+        node = getattr(node, part)
+    try:
+        setattr(node, leaf, value)
+    except ValidationError as exc:
+        raise InvalidInputError(
+            f"invalid value {value!r} for {key}: {exc.errors()[0]['msg']}"
+        ) from None
+    return copy

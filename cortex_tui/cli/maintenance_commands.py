@@ -6,17 +6,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
+from cortex_tui.cli.progress import terminal_progress
 from cortex_tui.errors import ConfigError
 
 if TYPE_CHECKING:
-    from cortex_tui.indexer import IndexReport, Progress, Summarize
+    from cortex_tui.indexer import IndexReport, Summarize
     from cortex_tui.lifecycle import LifecycleReport
-
-_BAR_WIDTH = 30
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
@@ -60,7 +59,7 @@ def cmd_index(ctx: CommandContext) -> int:
     from cortex_tui.indexer import index_path
 
     summarize = _summarizer(ctx) if ctx.args.summarize else None
-    progress = _progress_bar(sys.stderr) if sys.stderr.isatty() else None
+    progress = terminal_progress(sys.stderr)
     report = index_path(
         ctx.local_engine,
         Path(ctx.args.path),
@@ -81,20 +80,6 @@ def _summarizer(ctx: CommandContext) -> Summarize:
     if client is None:
         raise ConfigError("--summarize needs an LLM; set CORTEX_LLM__PROVIDER")
     return llm_summarizer(client, ctx.settings.llm.timeout)
-
-
-def _progress_bar(stream: TextIO) -> Progress:
-    """A one-line bar redrawn in place (`\\r`, erase to end of line); a terminal only."""
-
-    def show(done: int, total: int, key: str) -> None:
-        filled = _BAR_WIDTH * done // total if total else _BAR_WIDTH
-        bar = "#" * filled + "." * (_BAR_WIDTH - filled)
-        stream.write(f"\r[{bar}] {done}/{total} {key[-50:]}\x1b[K")
-        if done >= total:
-            stream.write("\n")
-        stream.flush()
-
-    return show
 
 
 def _lifecycle_text(report: LifecycleReport) -> str:

@@ -122,11 +122,41 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
 
     p = sub.add_parser("eval", parents=[common], help="golden-query evaluation of recall")
     p.add_argument("paths", nargs="+", help="dataset files (.json / .jsonl) or folders")
-    p.add_argument("--k", type=csv_list, help="cut-offs, e.g. 5,10 (default: each query's k)")
+    p.add_argument(
+        "--k",
+        type=csv_list,
+        help="cut-offs, e.g. 5,10 (default: the dataset's — LoCoMo 5,10,25,50 — else each "
+        "query's k)",
+    )
     p.add_argument(
         "--embedder",
         choices=["onnx", "hashing"],
         help="embedder for the eval stores (default: configured)",
+    )
+    p.add_argument(
+        "--only",
+        type=csv_list,
+        metavar="NAMES",
+        help="run only these datasets, e.g. conv-26,conv-30 (LoCoMo: conversations)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="change a recall or embedder setting for the run, e.g. recall.lexical_weight=0.3"
+        " (repeatable)",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        metavar="NAME:KEY=VALUE,...",
+        help="also rank the same stores with these recall settings, e.g. "
+        "dense:recall.fusion=dense (repeatable; one row per variant)",
+    )
+    p.add_argument(
+        "--by-category",
+        action="store_true",
+        help="per-category figures for every variant (always shown for a single run)",
     )
 
     p = sub.add_parser("demo", parents=[common], help="demo data")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext
+from cortex_tui.cli.progress import terminal_progress
 from cortex_tui.errors import InvalidInputError
 
 
@@ -82,7 +83,8 @@ def cmd_eval(ctx: CommandContext) -> int:
     from cortex_tui.embed.factory import make_embedder
     from cortex_tui.eval.dataset import load_datasets
     from cortex_tui.eval.report import to_json, to_text
-    from cortex_tui.eval.runner import run_datasets
+    from cortex_tui.eval.runner import run_eval
+    from cortex_tui.eval.variants import apply_sets, build_variants
 
     a = ctx.args
     try:
@@ -91,19 +93,26 @@ def cmd_eval(ctx: CommandContext) -> int:
         raise InvalidInputError("--k takes whole numbers, e.g. --k 5,10") from None
     if cutoffs is not None and any(k < 1 for k in cutoffs):
         raise InvalidInputError("--k cut-offs must be at least 1")
-    datasets = load_datasets([Path(p) for p in a.paths])
     settings = ctx.settings
     if a.embedder:
         settings = settings.model_copy(
             update={"embedder": settings.embedder.model_copy(update={"kind": a.embedder})}
         )
+    settings, changes = apply_sets(settings, a.set or [])
+    variants = build_variants(settings, a.variant or [], changes)
+    datasets = load_datasets([Path(p) for p in a.paths], only=a.only or ())
     embedder = make_embedder(settings.embedder)
     keep = Path(a.home).expanduser() if a.home else None
-    reports = run_datasets(datasets, settings, embedder, cutoffs, keep_under=keep)
+    bar = None if ctx.json else terminal_progress(sys.stderr, keep_finished=False)
+    try:
+        run = run_eval(datasets, variants, embedder, cutoffs, keep_under=keep, progress=bar)
+    finally:
+        if bar is not None:
+            bar.clear()
     if ctx.json:
-        print(json.dumps(to_json(reports), indent=2))
+        print(json.dumps(to_json(run), indent=2))
     else:
-        print(to_text(reports))
+        print(to_text(run, by_category=a.by_category))
     return 0
 
 
@@ -134,15 +143,11 @@ def cmd_bench(ctx: CommandContext) -> int:
 def cmd_reembed(ctx: CommandContext) -> int:
     from cortex_tui.engine.reembed import reembed
 
+    bar = None if ctx.json else terminal_progress(sys.stderr)
+
     def progress(done: int, total: int) -> None:
-        if ctx.json:
-            return
-        width = 30
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\rre-embedding [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+        if bar is not None:
+            bar(done, total, "re-embedding")
 
     from cortex_tui.engine.connect import stop_service_for_exclusive_use
 

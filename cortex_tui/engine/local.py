@@ -80,6 +80,12 @@ class LocalEngine:
             store, embedder, settings.graph, clock, on_change=self._drop_graph_index
         )
 
+    def with_settings(self, settings: Settings) -> LocalEngine:
+        """This engine's store, embedder, clock and LLM under other settings: eval
+        variants rank one ingested store several ways. Close only the original (the store
+        is shared)."""
+        return LocalEngine(settings, self.store, self.embedder, self.clock, self.llm)
+
     # --- reading -------------------------------------------------------------------
 
     def weights(self, profile: str | None) -> RecallWeights:

@@ -7,12 +7,14 @@ file, the line (for JSON syntax and JSONL) and the field.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.eval.locomo import is_locomo, locomo_datasets
 from cortex_tui.models import MemoryType, Scope, UtcDatetime
 
 
@@ -47,6 +49,7 @@ class DatasetQuery(BaseModel):
     relevant: list[str] = Field(default_factory=list)
     first: str | None = None
     forbidden: list[str] = Field(default_factory=list)
+    category: str | None = Field(default=None, min_length=1)
 
     @field_validator("type", mode="before")
     @classmethod
@@ -74,6 +77,18 @@ class Dataset(BaseModel):
     memories: list[DatasetMemory]
     queries: list[DatasetQuery] = Field(default_factory=list)
     expect: DatasetExpect = Field(default_factory=DatasetExpect)
+    cutoffs: list[Annotated[int, Field(ge=1)]] = Field(
+        default_factory=list, description="cut-offs reported when --k is not given"
+    )
+    apart: list[str] = Field(
+        default_factory=list, description="query categories reported apart from the overall"
+    )
+    explain_misses: bool = Field(
+        default=True, description="list each miss with its breakdown (slow on big benchmarks)"
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="what the loader changed or left out"
+    )
 
     def check_labels(self) -> None:
         labels = [m.label for m in self.memories]
@@ -104,7 +119,8 @@ class Dataset(BaseModel):
         return refs
 
 
-def load_datasets(paths: list[Path]) -> list[Dataset]:
+def load_datasets(paths: list[Path], only: Sequence[str] = ()) -> list[Dataset]:
+    """Every dataset in the files and folders given; with `only`, just those names."""
     datasets: list[Dataset] = []
     for path in paths:
         if path.is_dir():
@@ -117,7 +133,17 @@ def load_datasets(paths: list[Path]) -> list[Dataset]:
             datasets.extend(_load_file(path))
         else:
             raise InvalidInputError(f"{path} does not exist; give a dataset file or folder")
-    return datasets
+    return _pick(datasets, only) if only else datasets
+
+
+def _pick(datasets: list[Dataset], only: Sequence[str]) -> list[Dataset]:
+    names = [d.name for d in datasets]
+    unknown = [name for name in only if name not in names]
+    if unknown:
+        raise InvalidInputError(
+            f"--only names no dataset called {', '.join(unknown)}; these are: {', '.join(names)}"
+        )
+    return [d for d in datasets if d.name in only]
 
 
 def _load_file(path: Path) -> list[Dataset]:
@@ -126,12 +152,22 @@ def _load_file(path: Path) -> list[Dataset]:
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"{path} is not UTF-8 text (byte {exc.start})") from None
     if path.suffix == ".jsonl":
+        # Lines end at \n only: str.splitlines() would also split inside JSON strings at
+        # U+2028/U+2029 and other separators that chat exports carry unescaped.
         return [
             _validate(_decode(line, path, number), f"{path}:{number}")
-            for number, line in enumerate(text.splitlines(), 1)
+            for number, line in enumerate(text.split("\n"), 1)
             if line.strip()
         ]
-    return [_validate(_decode(text, path, None), str(path))]
+    raw = _decode(text, path, None)
+    if is_locomo(raw):
+        return [_validate(d, f"{path} ({d['name']})") for d in locomo_datasets(raw, path)]
+    if isinstance(raw, list):
+        raise InvalidInputError(
+            f"{path} holds a JSON list; a dataset file holds one dataset object "
+            "(or LoCoMo's locomo10.json: a list of conversations with qa)"
+        )
+    return [_validate(raw, str(path))]
 
 
 def _decode(text: str, path: Path, line: int | None) -> Any:

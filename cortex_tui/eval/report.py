@@ -1,4 +1,10 @@
-"""Eval metrics: recall@k, MRR, top-1, forbidden hits, expectations; text and JSON."""
+"""Eval figures: recall@k, MRR, top-1, forbidden hits, expectations, per category and per
+variant; as JSON and as text tables.
+
+Figures are means over queries (never means of dataset means). Queries of a category a
+dataset reports apart (LoCoMo's adversarial ones) are left out of the overall and
+per-dataset figures and shown in the per-category breakdown only.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ class FailedExpectation(BaseModel):
 
 
 class QueryOutcome(BaseModel):
+    category: str | None = None
     recall_at: dict[int, float | None]
     reciprocal_rank: float | None
     top1: bool | None
@@ -34,13 +41,39 @@ class QueryOutcome(BaseModel):
     misses: list[Miss] = Field(default_factory=list)
 
 
-class DatasetReport(BaseModel):
+class DatasetRun(BaseModel):
+    """One dataset, ingested once and ranked by every variant."""
+
     name: str
-    outcomes: list[QueryOutcome]
+    memories: int
+    apart: list[str]
+    notes: list[str]
+    ingest_seconds: float
+    embedding_seconds: float
     expectations_passed: int
     expectations_total: int
     failed_expectations: list[FailedExpectation]
+    outcomes: dict[str, list[QueryOutcome]] = Field(description="variant name → one per query")
+    variant_seconds: dict[str, float]
+
+    def counted(self, variant: str) -> list[QueryOutcome]:
+        """The outcomes that count towards overall figures (not a category kept apart)."""
+        return [o for o in self.outcomes[variant] if o.category not in self.apart]
+
+
+class VariantInfo(BaseModel):
+    name: str
+    changes: dict[str, str]
+
+
+class EvalRun(BaseModel):
+    variants: list[VariantInfo]
+    datasets: list[DatasetRun]
     seconds: float
+
+    @property
+    def base(self) -> str:
+        return self.variants[0].name
 
 
 def _metrics(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
@@ -60,48 +93,198 @@ def _metrics(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
     }
 
 
-def to_json(reports: Sequence[DatasetReport]) -> dict[str, Any]:
-    everything = [o for r in reports for o in r.outcomes]
-    overall = _metrics(everything)
-    overall["expectations"] = {
-        "passed": sum(r.expectations_passed for r in reports),
-        "total": sum(r.expectations_total for r in reports),
+def _by_category(run: EvalRun, variant: str) -> dict[str, dict[str, Any]]:
+    """Metrics per category, alphabetical, the categories kept apart last."""
+    apart = {c for d in run.datasets for c in d.apart}
+    groups: dict[str, list[QueryOutcome]] = {}
+    for d in run.datasets:
+        for o in d.outcomes[variant]:
+            if o.category is not None:
+                groups.setdefault(o.category, []).append(o)
+    order = sorted(groups, key=lambda c: (c in apart, c))
+    return {c: {**_metrics(groups[c]), "apart": c in apart} for c in order}
+
+
+def _variant(run: EvalRun, info: VariantInfo) -> dict[str, Any]:
+    name = info.name
+    overall = _metrics([o for d in run.datasets for o in d.counted(name)])
+    return {
+        "name": name,
+        "changes": info.changes,
+        "overall": overall,
+        "by_category": _by_category(run, name),
+        "seconds": round(sum(d.variant_seconds[name] for d in run.datasets), 3),
+        "datasets": [
+            {
+                "name": d.name,
+                **_metrics(d.counted(name)),
+                "misses": [m.model_dump() for o in d.outcomes[name] for m in o.misses],
+            }
+            for d in run.datasets
+        ],
     }
-    overall["seconds"] = round(sum(r.seconds for r in reports), 3)
+
+
+def to_json(run: EvalRun) -> dict[str, Any]:
+    """The base run at the top level (as before variants existed), every variant under
+    `variants`, timings under `timing`."""
+    variants = [_variant(run, info) for info in run.variants]
+    base = variants[0]
+    expectations = {
+        "passed": sum(d.expectations_passed for d in run.datasets),
+        "total": sum(d.expectations_total for d in run.datasets),
+    }
     datasets = []
-    for r in reports:
-        entry = _metrics(r.outcomes)
-        entry["name"] = r.name
-        entry["expectations"] = {"passed": r.expectations_passed, "total": r.expectations_total}
-        entry["seconds"] = round(r.seconds, 3)
-        entry["misses"] = [m.model_dump() for o in r.outcomes for m in o.misses]
-        entry["failed_expectations"] = [f.model_dump() for f in r.failed_expectations]
-        datasets.append(entry)
-    return {"overall": overall, "datasets": datasets}
+    for d, figures in zip(run.datasets, base["datasets"], strict=True):
+        datasets.append(
+            {
+                **figures,
+                "memories": d.memories,
+                "expectations": {"passed": d.expectations_passed, "total": d.expectations_total},
+                "seconds": round(
+                    d.ingest_seconds + d.embedding_seconds + d.variant_seconds[run.base], 3
+                ),
+                "ingest_seconds": round(d.ingest_seconds, 3),
+                "embedding_seconds": round(d.embedding_seconds, 3),
+                "failed_expectations": [f.model_dump() for f in d.failed_expectations],
+                "notes": d.notes,
+            }
+        )
+    return {
+        "overall": {
+            **base["overall"],
+            "expectations": expectations,
+            "seconds": round(run.seconds, 3),
+        },
+        "by_category": base["by_category"],
+        "apart": [c for c, figures in base["by_category"].items() if figures["apart"]],
+        "datasets": datasets,
+        "variants": variants,
+        "timing": {
+            "ingest_seconds": round(sum(d.ingest_seconds for d in run.datasets), 3),
+            "embedding_seconds": round(sum(d.embedding_seconds for d in run.datasets), 3),
+            "variant_seconds": {v["name"]: v["seconds"] for v in variants},
+            "total_seconds": round(run.seconds, 3),
+        },
+        "notes": [note for d in run.datasets for note in d.notes],
+    }
 
 
-def to_text(reports: Sequence[DatasetReport]) -> str:
-    data = to_json(reports)
-    lines = []
-    for d in data["datasets"]:
-        lines.append(_summary_line(d["name"], d))
-        for miss in d["misses"]:
+def to_text(run: EvalRun, by_category: bool = False) -> str:
+    """Tables: datasets (base figures), variants, categories (always for a single run,
+    else with `by_category`), then misses and failed expectations."""
+    data = to_json(run)
+    ks = list(data["overall"]["recall_at"])
+    lines = _dataset_table(data, ks)
+    lines += [f"note: {note}" for note in data["notes"]]
+    lines += ["", *_variant_table(data["variants"], ks)]
+    lines.append("R@k: % of a query's relevant memories ranked in the top k, mean over queries")
+    if data["apart"]:
+        apart = ", ".join(
+            f"{c} ({data['by_category'][c]['queries']} queries)" for c in data["apart"]
+        )
+        lines.append(f"kept apart from these figures: {apart}")
+    lines += _variant_legend(data["variants"])
+    if by_category or len(data["variants"]) == 1:
+        for variant in data["variants"]:
+            if variant["by_category"]:
+                lines += ["", *_category_table(variant, ks)]
+    for variant in data["variants"]:
+        misses = [(d["name"], m) for d in variant["datasets"] for m in d["misses"]]
+        if misses:
+            lines += ["", f"misses ({variant['name']})"]
+        for name, miss in misses:
             where = f"rank {miss['rank']}" if miss["rank"] else "not ranked"
-            lines.append(f"  miss  {miss['label']:<8} {where:<11} {miss['query']!r}: {miss['why']}")
-        for f in d["failed_expectations"]:
-            lines.append(f"  fail  {f['kind']} {'/'.join(f['labels'])}: {f['why']}")
-    lines.append(_summary_line("overall", data["overall"]))
+            lines.append(
+                f"  {name}  {miss['label']:<8} {where:<11} {miss['query']!r}: {miss['why']}"
+            )
+    failed = [(d["name"], f) for d in data["datasets"] for f in d["failed_expectations"]]
+    if failed:
+        lines += ["", "failed expectations"]
+    for name, f in failed:
+        lines.append(f"  {name}  {f['kind']} {'/'.join(f['labels'])}: {f['why']}")
+    lines += ["", _timing_line(data["timing"])]
     return "\n".join(lines)
 
 
-def _summary_line(name: str, m: dict[str, Any]) -> str:
-    def fmt(v: float | None) -> str:
-        return "n/a" if v is None else f"{v:.3f}"
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
 
-    recall = " ".join(f"recall@{k} {fmt(v)}" for k, v in m["recall_at"].items())
-    e = m["expectations"]
+
+def _fraction(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _recall_cells(figures: dict[str, Any], ks: list[str]) -> str:
+    return "".join(f"{_percent(figures['recall_at'].get(k)):>7}" for k in ks)
+
+
+def _recall_head(ks: list[str]) -> str:
+    return "".join(f"{'R@' + k:>7}" for k in ks)
+
+
+def _dataset_table(data: dict[str, Any], ks: list[str]) -> list[str]:
+    width = max(12, *(len(d["name"]) for d in data["datasets"]))
+    head = (
+        f"{'dataset':<{width}} {'memories':>8} {'queries':>8}{_recall_head(ks)} {'MRR':>6}"
+        f" {'expect':>7} {'ingest':>8} {'embedding':>10}"
+    )
+    lines = [head]
+    for d in data["datasets"]:
+        e = d["expectations"]
+        expect = f"{e['passed']}/{e['total']}" if e["total"] else "-"
+        lines.append(
+            f"{d['name']:<{width}} {d['memories']:>8} {d['queries']:>8}{_recall_cells(d, ks)}"
+            f" {_fraction(d['mrr']):>6} {expect:>7} {d['ingest_seconds']:>6.1f} s"
+            f" {d['embedding_seconds']:>8.1f} s"
+        )
+    return lines
+
+
+def _variant_table(variants: list[dict[str, Any]], ks: list[str]) -> list[str]:
+    width = max(12, *(len(v["name"]) for v in variants))
+    lines = [
+        f"{'variant':<{width}} {'queries':>8}{_recall_head(ks)} {'MRR':>6} {'top-1':>6}"
+        f" {'forbidden':>9} {'time':>8}"
+    ]
+    for v in variants:
+        o = v["overall"]
+        lines.append(
+            f"{v['name']:<{width}} {o['queries']:>8}{_recall_cells(o, ks)} {_fraction(o['mrr']):>6}"
+            f" {_fraction(o['top1']):>6} {o['forbidden_hits']:>9} {v['seconds']:>6.1f} s"
+        )
+    return lines
+
+
+def _variant_legend(variants: list[dict[str, Any]]) -> list[str]:
+    """What each row changed: the base its `--set`s, a variant what it changed on top."""
+    lines = []
+    for v in variants:
+        changes = ", ".join(f"{k}={value}" for k, value in v["changes"].items())
+        if changes or v is not variants[0]:
+            lines.append(f"{v['name']}: {changes or 'as base'}")
+    return lines
+
+
+def _category_table(variant: dict[str, Any], ks: list[str]) -> list[str]:
+    categories = variant["by_category"]
+    width = max(20, *(len(c) + 10 for c in categories))
+    lines = [
+        f"{variant['name'] + ' by category':<{width}} {'queries':>8}{_recall_head(ks)} {'MRR':>6}"
+    ]
+    for name, figures in categories.items():
+        label = f"  {name}" + (" (apart)" if figures["apart"] else "")
+        lines.append(
+            f"{label:<{width}} {figures['queries']:>8}{_recall_cells(figures, ks)}"
+            f" {_fraction(figures['mrr']):>6}"
+        )
+    return lines
+
+
+def _timing_line(timing: dict[str, Any]) -> str:
+    variants = ", ".join(f"{name} {s:.1f} s" for name, s in timing["variant_seconds"].items())
     return (
-        f"{name}: {m['queries']} queries  {recall}  MRR {fmt(m['mrr'])}  "
-        f"top1 {fmt(m['top1'])}  forbidden {m['forbidden_hits']}  "
-        f"expectations {e['passed']}/{e['total']}  {m['seconds']:.1f}s"
+        f"time: ingest {timing['ingest_seconds']:.1f} s, embedding "
+        f"{timing['embedding_seconds']:.1f} s, queries: {variants}; "
+        f"total {timing['total_seconds']:.1f} s"
     )

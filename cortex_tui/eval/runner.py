@@ -1,7 +1,9 @@
 """Running eval datasets: each in a fresh embedded store with the dataset's clock.
 
-Ingestion goes through the same engine calls a user's commands do (`remember` for
-`ingest: write`), so the eval measures the product, not a test harness.
+A dataset is ingested and embedded once; then every variant runs the dataset's queries
+against that same store with its own recall settings. Ingestion goes through the same
+engine calls a user's commands do (`remember` for `ingest: write`), so the eval measures
+the product, not a test harness.
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Sequence
+from contextlib import closing
 from pathlib import Path
 
 from cortex_tui.clock import frozen_clock
@@ -19,83 +23,154 @@ from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.eval.dataset import Dataset, DatasetMemory
 from cortex_tui.eval.expectations import check_expectations
-from cortex_tui.eval.report import DatasetReport, Miss, QueryOutcome
+from cortex_tui.eval.measured import MeasuredEmbedder
+from cortex_tui.eval.report import DatasetRun, EvalRun, Miss, QueryOutcome, VariantInfo
+from cortex_tui.eval.variants import Variant
 from cortex_tui.models import Memory, MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 
 MIN_DEPTH = 10
+EMBED_BATCH = 64
+_EVAL_IDS = uuid.UUID("6f1c0d52-6a8e-4c55-9d0e-3b5a2f1e7c40")  # namespace of eval memory ids
+
+Progress = Callable[[int, int, str], None]
+"""(done, total, what): called as each phase of a run advances."""
 
 
-def run_datasets(
+def run_eval(
     datasets: Sequence[Dataset],
-    settings: Settings,
+    variants: Sequence[Variant],
     embedder: Embedder,
     cutoffs: list[int] | None,
     keep_under: Path | None = None,
-) -> list[DatasetReport]:
-    reports = []
+    progress: Progress | None = None,
+) -> EvalRun:
+    """Every dataset under every variant; `variants[0]` is the base run."""
+    started = time.perf_counter()
+    measured = MeasuredEmbedder(embedder)
+    runs = []
     for dataset in datasets:
         if keep_under is not None:
             folder = keep_under / "eval" / dataset.name
-            reports.append(_run_in(folder, dataset, settings, embedder, cutoffs, fresh=True))
+            if folder.exists():
+                shutil.rmtree(folder)
+            runs.append(_run_in(folder, dataset, variants, measured, cutoffs, progress))
         else:
             with tempfile.TemporaryDirectory(prefix="cortex-eval-") as tmp:
-                reports.append(_run_in(Path(tmp), dataset, settings, embedder, cutoffs))
-    return reports
+                runs.append(_run_in(Path(tmp), dataset, variants, measured, cutoffs, progress))
+        measured.forget_queries()
+    return EvalRun(
+        variants=[VariantInfo(name=v.name, changes=v.changes) for v in variants],
+        datasets=runs,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _isolated(settings: Settings) -> Settings:
+    """Eval never touches the user's store, nor a Qdrant server they configured."""
+    return settings.model_copy(update={"store": StoreConfig()})
 
 
 def _run_in(
     folder: Path,
     dataset: Dataset,
-    settings: Settings,
-    embedder: Embedder,
+    variants: Sequence[Variant],
+    embedder: MeasuredEmbedder,
     cutoffs: list[int] | None,
-    fresh: bool = False,
-) -> DatasetReport:
-    if fresh and folder.exists():
-        shutil.rmtree(folder)
-    isolated = settings.model_copy(update={"store": StoreConfig()})
-    engine = open_engine(
-        isolated, clock=frozen_clock(dataset.now), embedder=embedder, store_path=folder / "store"
-    )
-    try:
-        return run_dataset(engine, dataset, cutoffs)
-    finally:
-        engine.close()
-
-
-def run_dataset(engine: LocalEngine, dataset: Dataset, cutoffs: list[int] | None) -> DatasetReport:
-    started = time.perf_counter()
-    labels = ingest(engine, dataset)
-    by_id: dict[str, str] = {}
-    for label, memory_id in labels.items():
-        by_id.setdefault(memory_id, label)
-    outcomes = [
-        _run_query(engine, dataset, q_index, labels, by_id, cutoffs)
-        for q_index in range(len(dataset.queries))
-    ]
-    failed, passed, total = check_expectations(engine, dataset, labels)
-    return DatasetReport(
+    progress: Progress | None,
+) -> DatasetRun:
+    """Ingest and embed the dataset once, then one recall pass per variant."""
+    base = _isolated(variants[0].settings)
+    with closing(
+        open_engine(
+            base, clock=frozen_clock(dataset.now), embedder=embedder, store_path=folder / "store"
+        )
+    ) as engine:
+        started = time.perf_counter()
+        embedding_before = embedder.seconds
+        labels = ingest(engine, dataset, progress)
+        for done, query in enumerate(dataset.queries, 1):
+            embedder.embed_query(query.query)  # once, for every variant
+            _advance(progress, done, len(dataset.queries), f"embedding {dataset.name} queries")
+        embedding = embedder.seconds - embedding_before
+        ingest_seconds = time.perf_counter() - started - embedding
+        failed, passed, total = check_expectations(engine, dataset, labels)
+        outcomes: dict[str, list[QueryOutcome]] = {}
+        seconds: dict[str, float] = {}
+        for variant in variants:
+            variant_started = time.perf_counter()
+            ranker = engine.with_settings(_isolated(variant.settings))
+            outcomes[variant.name] = _ranking_pass(
+                ranker, dataset, labels, cutoffs or dataset.cutoffs, variant.name, progress
+            )
+            seconds[variant.name] = time.perf_counter() - variant_started
+    return DatasetRun(
         name=dataset.name,
-        outcomes=outcomes,
+        memories=len(dataset.memories),
+        apart=dataset.apart,
+        notes=dataset.notes,
+        ingest_seconds=ingest_seconds,
+        embedding_seconds=embedding,
         expectations_passed=passed,
         expectations_total=total,
         failed_expectations=failed,
-        seconds=time.perf_counter() - started,
+        outcomes=outcomes,
+        variant_seconds=seconds,
     )
 
 
-def ingest(engine: LocalEngine, dataset: Dataset) -> dict[str, str]:
+def _ranking_pass(
+    engine: LocalEngine,
+    dataset: Dataset,
+    labels: dict[str, str],
+    cutoffs: list[int],
+    name: str,
+    progress: Progress | None,
+) -> list[QueryOutcome]:
+    by_id: dict[str, str] = {}
+    for label, memory_id in labels.items():
+        by_id.setdefault(memory_id, label)
+    outcomes = []
+    for index in range(len(dataset.queries)):
+        outcomes.append(_run_query(engine, dataset, index, labels, by_id, cutoffs))
+        _advance(progress, index + 1, len(dataset.queries), f"{name} · {dataset.name}")
+    return outcomes
+
+
+def _advance(progress: Progress | None, done: int, total: int, what: str) -> None:
+    if progress is not None:
+        progress(done, total, what)
+
+
+def ingest(
+    engine: LocalEngine, dataset: Dataset, progress: Progress | None = None
+) -> dict[str, str]:
     """Store the dataset's memories; returns label → id of the memory that holds it."""
-    labels: dict[str, str] = {}
+    total = len(dataset.memories)
     if dataset.ingest == "raw":
-        memories: list[Memory] = [engine.materialise(_draft(m)) for m in dataset.memories]
-        engine.insert(memories)
+        memories: list[Memory] = [
+            engine.materialise(_draft(m)).model_copy(update={"id": _stable_id(dataset, m)})
+            for m in dataset.memories
+        ]
+        for start in range(0, total, EMBED_BATCH):
+            batch = memories[start : start + EMBED_BATCH]
+            vectors = engine.embedder.embed([m.content for m in batch])
+            engine.insert(batch, vectors=vectors)
+            _advance(progress, start + len(batch), total, f"embedding {dataset.name} memories")
         return {m.label: memory.id for m, memory in zip(dataset.memories, memories, strict=True)}
-    for item in dataset.memories:
+    labels: dict[str, str] = {}
+    for done, item in enumerate(dataset.memories, 1):
         result = engine.remember(_draft(item))
         labels[item.label] = result.memory.id
+        _advance(progress, done, total, f"ingest {dataset.name}")
     return labels
+
+
+def _stable_id(dataset: Dataset, item: DatasetMemory) -> str:
+    """The same id on every run: ties (equal scores, a channel's cut-off between equal
+    BM25 scores) break by id and store order, and random ids made figures wobble by
+    ±0.5 points between identical runs."""
+    return str(uuid.uuid5(_EVAL_IDS, f"{dataset.name}/{item.label}"))
 
 
 def _draft(item: DatasetMemory) -> MemoryDraft:
@@ -123,7 +198,7 @@ def _run_query(
     index: int,
     labels: dict[str, str],
     by_id: dict[str, str],
-    cutoffs: list[int] | None,
+    cutoffs: list[int],
 ) -> QueryOutcome:
     q = dataset.queries[index]
     ks = cutoffs or [q.k]
@@ -156,24 +231,26 @@ def _run_query(
     top1 = None if q.first is None else rank_of(q.first) == 1
     forbidden = [label for label in q.forbidden if (rank_of(label) or q.k + 1) <= q.k]
     misses: list[Miss] = []
-    expected = list(relevant)
-    if q.first and q.first not in expected:
-        expected.append(q.first)
-    for label in expected:
-        position = rank_of(label)
-        if position is not None and position <= q.k and (label != q.first or position == 1):
-            continue
-        misses.append(_explain_miss(engine, request, label, labels[label], by_id))
-    for label in forbidden:
-        misses.append(
+    if dataset.explain_misses:
+        expected = list(relevant)
+        if q.first and q.first not in expected:
+            expected.append(q.first)
+        for label in expected:
+            position = rank_of(label)
+            if position is not None and position <= q.k and (label != q.first or position == 1):
+                continue
+            misses.append(_explain_miss(engine, request, label, labels[label], by_id))
+        misses.extend(
             Miss(
                 query=q.query,
                 label=label,
                 rank=rank_of(label),
                 why="forbidden memory appears in the top k",
             )
+            for label in forbidden
         )
     return QueryOutcome(
+        category=q.category,
         recall_at=recall_at,
         reciprocal_rank=reciprocal if relevant else None,
         top1=top1,

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Cli
 
-SHARED = Path(__file__).resolve().parent / "data" / "eval"  # copies of shared/eval
+SHARED = Path(__file__).resolve().parents[1] / "data" / "eval"  # copies of shared/eval
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_eval_reports_metrics_misses_and_expectations(onnx_cli: Cli, tmp_path: P
     excluded = next(m for m in misses if m["label"] == "c")
     assert excluded["rank"] is None and "project atlas" in excluded["why"]
     text = onnx_cli("eval", str(path))
-    assert "recall@1" in text.out and "miss" in text.out
+    assert "R@1" in text.out and "R@3" in text.out and "misses (base)" in text.out
 
 
 def test_invalid_dataset_exits_2_naming_the_field(onnx_cli: Cli, tmp_path: Path) -> None:

@@ -1,0 +1,81 @@
+"""Settings an eval run compares: the base (config + `--set`) and each `--variant`.
+
+Every dataset is ingested and embedded once; each variant then runs its own recall pass
+over that same store, so only recall settings may differ between variants (an embedder
+change would need another store). `--set` changes the whole run, embedder included.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cortex_tui.config import Settings, with_override
+from cortex_tui.errors import InvalidInputError
+
+BASE = "base"
+RUN_SECTIONS = ("recall", "embedder")
+VARIANT_SECTIONS = ("recall",)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    name: str
+    settings: Settings
+    changes: dict[str, str] = field(default_factory=dict)
+
+
+def apply_sets(settings: Settings, assignments: Sequence[str]) -> tuple[Settings, dict[str, str]]:
+    """The run's settings after every `--set key=value`, and the changes made."""
+    changes = dict(_assignment(text, "--set") for text in assignments)
+    return _apply(settings, changes, RUN_SECTIONS, "--set"), changes
+
+
+def build_variants(
+    base: Settings, specs: Sequence[str], base_changes: dict[str, str] | None = None
+) -> list[Variant]:
+    """The base run first (`base_changes`: its `--set`s), then one variant per
+    `NAME:key=value,key=value`, each applied on top of the base."""
+    variants = [Variant(BASE, base, base_changes or {})]
+    for spec in specs:
+        name, _, body = spec.partition(":")
+        name = name.strip()
+        if not _NAME.fullmatch(name) or not _:
+            raise InvalidInputError(
+                f"--variant {spec!r}: give NAME:key=value[,key=value], "
+                "e.g. dense:recall.fusion=dense"
+            )
+        if any(v.name == name for v in variants):
+            raise InvalidInputError(
+                f"--variant {name!r} is given twice (or is the base run's name)"
+            )
+        changes = dict(_assignment(part, f"--variant {name}") for part in body.split(",") if part)
+        for key in changes:
+            if key.split(".")[0] in set(RUN_SECTIONS) - set(VARIANT_SECTIONS):
+                raise InvalidInputError(
+                    f"--variant {name}: {key} would need its own store; variants share one "
+                    "ingested store, so change it for the whole run with --set"
+                )
+        settings = _apply(base, changes, VARIANT_SECTIONS, f"--variant {name}")
+        variants.append(Variant(name, settings, changes))
+    return variants
+
+
+def _apply(
+    settings: Settings, changes: dict[str, str], sections: Sequence[str], flag: str
+) -> Settings:
+    try:
+        for key, value in changes.items():
+            settings = with_override(settings, key, value, sections)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{flag}: {exc}") from None
+    return settings
+
+
+def _assignment(text: str, flag: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise InvalidInputError(f"{flag} {text!r}: give key=value, e.g. recall.lexical_weight=0.3")
+    return key.strip(), value.strip()
