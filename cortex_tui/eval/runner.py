@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -95,14 +95,18 @@ def _run_in(
         embedding = embedder.seconds - embedding_before
         ingest_seconds = time.perf_counter() - started - embedding
         failed, passed, total = check_expectations(engine, dataset, labels)
+        by_id: dict[str, str] = {}
+        for label, memory_id in labels.items():
+            by_id.setdefault(memory_id, label)
         outcomes: dict[str, list[QueryOutcome]] = {}
         seconds: dict[str, float] = {}
         for variant in variants:
             variant_started = time.perf_counter()
             ranker = engine.with_settings(_isolated(variant.settings))
-            outcomes[variant.name] = _ranking_pass(
-                ranker, dataset, labels, cutoffs or dataset.cutoffs, variant.name, progress
-            )
+            outcomes[variant.name] = [
+                _run_query(ranker, dataset, index, labels, by_id, cutoffs or dataset.cutoffs)
+                for index in _advancing(progress, dataset, f"{variant.name} · {dataset.name}")
+            ]
             seconds[variant.name] = time.perf_counter() - variant_started
     return DatasetRun(
         name=dataset.name,
@@ -119,22 +123,12 @@ def _run_in(
     )
 
 
-def _ranking_pass(
-    engine: LocalEngine,
-    dataset: Dataset,
-    labels: dict[str, str],
-    cutoffs: list[int],
-    name: str,
-    progress: Progress | None,
-) -> list[QueryOutcome]:
-    by_id: dict[str, str] = {}
-    for label, memory_id in labels.items():
-        by_id.setdefault(memory_id, label)
-    outcomes = []
-    for index in range(len(dataset.queries)):
-        outcomes.append(_run_query(engine, dataset, index, labels, by_id, cutoffs))
-        _advance(progress, index + 1, len(dataset.queries), f"{name} · {dataset.name}")
-    return outcomes
+def _advancing(progress: Progress | None, dataset: Dataset, what: str) -> Iterator[int]:
+    """The dataset's query indexes, reporting each one done."""
+    total = len(dataset.queries)
+    for index in range(total):
+        yield index
+        _advance(progress, index + 1, total, what)
 
 
 def _advance(progress: Progress | None, done: int, total: int, what: str) -> None:
@@ -167,9 +161,8 @@ def ingest(
 
 
 def _stable_id(dataset: Dataset, item: DatasetMemory) -> str:
-    """The same id on every run: ties (equal scores, a channel's cut-off between equal
-    BM25 scores) break by id and store order, and random ids made figures wobble by
-    ±0.5 points between identical runs."""
+    """The same id on every run: equal scores break by id, and with random ids two
+    identical runs differed (LoCoMo R@10 by 0.2 overall, 0.7 on one conversation)."""
     return str(uuid.uuid5(_EVAL_IDS, f"{dataset.name}/{item.label}"))
 
 

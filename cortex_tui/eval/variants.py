@@ -40,9 +40,9 @@ def build_variants(
     `NAME:key=value,key=value`, each applied on top of the base."""
     variants = [Variant(BASE, base, base_changes or {})]
     for spec in specs:
-        name, _, body = spec.partition(":")
+        name, colon, body = spec.partition(":")
         name = name.strip()
-        if not _NAME.fullmatch(name) or not _:
+        if not colon or not _NAME.fullmatch(name):
             raise InvalidInputError(
                 f"--variant {spec!r}: give NAME:key=value[,key=value], "
                 "e.g. dense:recall.fusion=dense"
