@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -15,6 +17,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cortex_tui.hooks.run import hook_main
 
         return hook_main(args)
+    warnings.showwarning = _note
     if args[:1] == ["--home"] and args[2:3] == ["serve"]:
         args = ["serve", "--home", args[1], *args[3:]]
     if not args or args[0] in ("--demo", "--tui"):
@@ -29,6 +32,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from cortex_tui.cli.main import run
 
     return run(args)
+
+
+def _note(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A warning (an old weight table mapped, say) as one plain line, not Python's form;
+    the service logs them instead (`logging.captureWarnings`)."""
+    print(f"cortex-tui: note: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -132,8 +132,7 @@ class Relation(_Model):
     confidence: float = Field(default=0.9, ge=0.0, le=1.0)
 
 
-SIGNAL_NAMES: tuple[str, ...] = (
-    "similarity",
+PRIOR_NAMES: tuple[str, ...] = (
     "recency",
     "frequency",
     "type",
@@ -143,13 +142,22 @@ SIGNAL_NAMES: tuple[str, ...] = (
     "tag_affinity",
     "graph_proximity",
 )
+"""The signals that refine relevance, each as a bounded factor (see `recall/scoring.py`)."""
+
+SIGNAL_NAMES: tuple[str, ...] = ("relevance", *PRIOR_NAMES)
 
 
 class SignalScore(_Model):
-    """One signal of the multi-factor score: contribution = raw × weight."""
+    """One signal of the score and the points it adds.
+
+    For relevance, `contribution` is the relevance itself. For a prior, `factor =
+    1 + weight × raw` and `contribution` is its share of what the priors add together,
+    so that relevance plus every prior's contribution is exactly `adjusted`.
+    """
 
     raw: float
     weight: float
+    factor: float = 1.0
     contribution: float
 
 
@@ -163,17 +171,21 @@ class ChannelHit(_Model):
 class ScoreBreakdown(_Model):
     """Everything that produced a result's final score, so it can be explained exactly.
 
-    `final == weighted × supersession_penalty × conflict_penalty`, and `weighted` is the
-    sum of the nine contributions.
+    `adjusted = relevance × Π prior factors` is the sum of the signals' contributions, and
+    `final == adjusted × supersession_penalty × conflict_penalty`. With weighted fusion,
+    `relevance = (1 − lexical_weight) × dense_scaled + lexical_weight × lexical_scaled`.
     """
 
     signals: dict[str, SignalScore]
-    weighted: float
+    adjusted: float
     supersession_penalty: float = 1.0
     conflict_penalty: float = 1.0
     final: float
     cosine: float
     lexical_score: float | None = None
+    dense_scaled: float | None = None
+    lexical_scaled: float | None = None
+    lexical_weight: float | None = None
     dense: ChannelHit | None = None
     lexical: ChannelHit | None = None
     graph: ChannelHit | None = None

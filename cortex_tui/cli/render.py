@@ -60,18 +60,25 @@ def _channel(name: str, hit: ChannelHit | None) -> str:
 
 
 def breakdown_lines(b: ScoreBreakdown) -> list[str]:
-    scale = max((s.contribution for s in b.signals.values()), default=0.0) or 1.0
-    lines = [f"      {'signal':<16}{'raw':>7}  {'weight':>6}  {'contrib':>7}"]
+    """Relevance, each prior as raw × weight → factor and the points it adds, the
+    penalties, the fusion and the channels; the points add up to `adjusted`."""
+    lines = [f"      {'signal':<16}{'raw':>7}  {'weight':>6}  {'factor':>6}  {'points':>7}"]
     for name in SIGNAL_NAMES:
         s = b.signals[name]
-        lines.append(
-            f"      {name:<16}{s.raw:>7.3f}  {s.weight:>6.3f}  {s.contribution:>7.4f}  "
-            f"{bar(s.contribution, scale)}"
-        )
+        if name == "relevance":
+            numbers = f"{s.raw:>7.3f}  {'':>6}  {'':>6}  {s.contribution:>7.4f}"
+        else:
+            numbers = f"{s.raw:>7.3f}  {s.weight:>6.3f}  ×{s.factor:<5.3f}  {s.contribution:>+7.4f}"
+        lines.append(f"      {name:<16}{numbers}  {bar(s.contribution, 1.0)}")
     lines.append(
-        f"      weighted {b.weighted:.4f} × supersession {b.supersession_penalty:.2f} "
+        f"      relevance × priors {b.adjusted:.4f} × supersession {b.supersession_penalty:.2f} "
         f"× conflict {b.conflict_penalty:.2f} = final {b.final:.4f}"
     )
+    if b.dense_scaled is not None and b.lexical_scaled is not None and b.lexical_weight is not None:
+        lines.append(
+            f"      relevance = {1.0 - b.lexical_weight:.2f} × dense {b.dense_scaled:.3f} "
+            f"+ {b.lexical_weight:.2f} × lexical {b.lexical_scaled:.3f}"
+        )
     lexical = f", bm25 {b.lexical_score:.3f}" if b.lexical_score is not None else ""
     hops = f", {b.graph_hops} hop(s)" if b.graph_hops else ""
     lines.append(

@@ -270,7 +270,7 @@ def _explain_miss(
         signals = result.breakdown.signals
         parts = ", ".join(
             f"{name} {signals[name].contribution:.3f}"
-            for name in ("similarity", "type", "recency", "scope")
+            for name in ("relevance", "type", "recency", "scope")
         )
         why = f"score {result.score:.3f} ({parts})"
         if top is not None:

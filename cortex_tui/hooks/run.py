@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -39,6 +40,9 @@ def run_hook(
     started = time.perf_counter()
     home = default_home()
     log = hook_logger(home)
+    # A note while loading settings (an old weight table, say) goes to the log, not
+    # to the agent's stderr.
+    warnings.showwarning = lambda message, *_: log.warning("%s", message)
     via = "service" if daemon_on(home) else "in-process"
     try:
         raw = stdin.read()

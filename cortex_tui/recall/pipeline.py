@@ -22,7 +22,7 @@ from cortex_tui.graph.index import GraphIndex
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.models import ChannelHit, Explanation, Memory, RecallResponse, RecallResult
 from cortex_tui.recall.exclusion import exclusion_reason
-from cortex_tui.recall.fusion import relevance
+from cortex_tui.recall.fusion import ChannelScale, relevance
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.recall.rerank import rerank
 from cortex_tui.recall.scoring import (
@@ -53,6 +53,9 @@ class _Candidate:
 @dataclass(slots=True)
 class _Pool:
     candidates: dict[str, _Candidate] = field(default_factory=dict)
+    dense_top: list[float] = field(default_factory=list)
+    """Scores of the dense channel's top list: what its normalisation reads."""
+    lexical_top: list[float] = field(default_factory=list)
 
     def get(self, memory: Memory) -> _Candidate:
         found = self.candidates.get(memory.id)
@@ -142,10 +145,12 @@ class Recaller:
         extra_ids: Collection[str] = (),
     ) -> _Pool:
         pool = _Pool()
-        for rank, hit in enumerate(self._store.search_dense(vector, flt, dense_limit), 1):
+        dense = self._store.search_dense(vector, flt, dense_limit)
+        for rank, hit in enumerate(dense, 1):
             candidate = pool.get(hit.memory)
             candidate.cosine = hit.score
             candidate.dense = ChannelHit(rank=rank, score=hit.score)
+        pool.dense_top = [hit.score for hit in dense[: self._config.dense_candidates]]
         if self._config.lexical_candidates:
             lexical = self._store.search_lexical(
                 request.query, flt, self._config.lexical_candidates
@@ -154,11 +159,14 @@ class Recaller:
                 candidate = pool.get(hit.memory)
                 candidate.lexical_score = hit.score
                 candidate.lexical = ChannelHit(rank=rank, score=hit.score)
+            pool.lexical_top = [hit.score for hit in lexical]
         self._gather_graph(request, flt, vector, pool)
         missing_extra = [i for i in extra_ids if i not in pool.candidates]
         if missing_extra:
             self._add_lexical_scores(request.query, flt, missing_extra, pool, vector)
         self._fill_cosines(flt, vector, pool)
+        if self._config.lexical_fill and self._config.lexical_candidates:
+            self._fill_lexical(request.query, pool)
         return pool
 
     def _gather_graph(
@@ -197,6 +205,13 @@ class Recaller:
         for hit in self._store.search_dense(vector, restricted, len(ids)):
             pool.get(hit.memory).cosine = hit.score
 
+    def _fill_lexical(self, query: str, pool: _Pool) -> None:
+        """BM25 for candidates only the dense or graph channel found: outside the lexical
+        top list is not the same as sharing no word with the query."""
+        missing = [c.memory.id for c in pool.candidates.values() if c.lexical_score is None]
+        for memory_id, bm25 in self._store.lexical_scores(query, missing).items():
+            pool.candidates[memory_id].lexical_score = bm25
+
     def _fill_cosines(self, flt: MemoryFilter, vector: Matrix, pool: _Pool) -> None:
         missing = [c.memory.id for c in pool.candidates.values() if c.cosine is None]
         if not missing:
@@ -214,7 +229,8 @@ class Recaller:
         weights = (request.weights or self._weights_for(request.profile)).model_dump()
         ctx: QueryContext = query_context(request.query, request.project, self._clock())
         candidates = list(pool.candidates.values())
-        max_lexical = max((c.lexical_score or 0.0 for c in candidates), default=0.0)
+        dense_scale = ChannelScale.of(config.dense_norm, pool.dense_top)
+        lexical_scale = ChannelScale.of(config.lexical_norm, pool.lexical_top)
         channels = 1 + bool(config.lexical_candidates) + bool(config.graph_candidates)
         present = set(pool.candidates)
         multipliers = Multipliers.of(config)
@@ -227,7 +243,8 @@ class Recaller:
                     mode,
                     cosine=cosine,
                     lexical_score=c.lexical_score,
-                    max_lexical=max_lexical,
+                    dense_scale=dense_scale,
+                    lexical_scale=lexical_scale,
                     ranks=(c.dense, c.lexical, c.graph),
                     channels=channels,
                     lexical_weight=config.lexical_weight,

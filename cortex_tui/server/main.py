@@ -111,6 +111,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    logging.captureWarnings(True)
     settings = load_settings(home)
     if idle_timeout is not None:
         settings.service.idle_timeout = idle_timeout

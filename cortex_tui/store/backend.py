@@ -258,6 +258,15 @@ class QdrantStore(ABC, Generic[C]):
             return []
         return self._scored(self._search_settled(LEXICAL, query, self._cond(flt), limit))
 
+    def lexical_scores(self, text: str, ids: Sequence[str]) -> dict[str, float]:
+        query = encode_query(text)
+        wanted = list(dict.fromkeys(ids))
+        if not query[0] or not wanted:
+            return {}
+        cond = self._cond(MemoryFilter(ids=wanted, current_only=False, statuses=None))
+        hits = self._search(Collection.MEMORIES, LEXICAL, query, cond, len(wanted), ("id",))
+        return {str(h.payload["id"]): h.score for h in hits}
+
     def _search_settled(
         self, using: str, vector: list[float] | SparseTerms, cond: C | None, limit: int
     ) -> list[Hit]:

@@ -152,6 +152,12 @@ class Store(Protocol):
         Returns [] when the text has no indexable term."""
         ...
 
+    def lexical_scores(self, text: str, ids: Sequence[str]) -> dict[str, float]:
+        """BM25 of the named memories for `text` (ids and scores only, no payloads): the
+        lexical score of a candidate another channel found. Memories sharing no term
+        with the text are absent."""
+        ...
+
     def scroll_memories(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
     ) -> tuple[list[Memory], str | None]:

@@ -1,6 +1,6 @@
 """Domain colours as theme variables, so every theme (ours or Textual's) can colour them.
 
-Widgets refer to them as `$signal-similarity`, `$penalty-conflict`, ... in CSS and in
+Widgets refer to them as `$signal-relevance`, `$penalty-conflict`, ... in CSS and in
 Content markup; a theme file may override any of them under `[variables]`. The defaults
 are mid-saturation colours that read on dark and light backgrounds alike.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from cortex_tui.models import SIGNAL_NAMES
 
 _SIGNAL_DEFAULTS: tuple[str, ...] = (
-    "#4e9be6",  # similarity
+    "#4e9be6",  # relevance
     "#3bb3a3",  # recency
     "#8d7be0",  # frequency
     "#d9a23b",  # type

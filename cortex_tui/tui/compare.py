@@ -68,7 +68,7 @@ class Movement:
             ("conflict penalty", a.conflict_penalty, b.conflict_penalty),
         ):
             if fa != fb:
-                changes.append((kind, b.weighted * fb - b.weighted * fa))
+                changes.append((kind, b.adjusted * fb - b.adjusted * fa))
         return changes
 
     def cause(self) -> tuple[str, float] | None:

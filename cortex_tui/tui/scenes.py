@@ -18,8 +18,8 @@ from cortex_tui.tui.themes import load_themes, theme_dirs
 
 SIZE = (120, 36)
 DEMO_QUERY = "how do we deploy to production"
-WHY_NOT_ID = "ad377fb6"
-"""A release procedure that ranks just outside the top 20 for `DEMO_QUERY`."""
+WHY_NOT_ID = "a3a63051"
+"""Who runs release management: a memory that ranks outside the top 20 for `DEMO_QUERY`."""
 
 Prepare = Callable[[Pilot[None]], Awaitable[None]]
 

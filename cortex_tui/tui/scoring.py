@@ -1,7 +1,7 @@
 """Score breakdowns and "why not?" answers as styled text, from the engine's own numbers.
 
-Nothing is recomputed here except the displayed formula total, which multiplies the
-shown contributions and penalties back together: it must equal the engine's final score,
+Nothing is recomputed here except the displayed formula total, which adds the shown
+points and multiplies the penalties back in: it must equal the engine's final score,
 and a test holds it to that. Memory text enters only as plain `Content` (never markup),
 so `[brackets]` in a memory survive.
 """
@@ -23,9 +23,9 @@ def signal_label(name: str) -> str:
 
 
 def formula_total(breakdown: ScoreBreakdown) -> float:
-    """Σ contributions × supersession penalty × conflict penalty, as shown on screen."""
-    weighted = sum(score.contribution for score in breakdown.signals.values())
-    return weighted * breakdown.supersession_penalty * breakdown.conflict_penalty
+    """Σ points (relevance and each prior's) × both penalties, as shown on screen."""
+    adjusted = sum(score.contribution for score in breakdown.signals.values())
+    return adjusted * breakdown.supersession_penalty * breakdown.conflict_penalty
 
 
 def memory_header(memory: Memory) -> Content:
@@ -45,15 +45,16 @@ def memory_header(memory: Memory) -> Content:
 
 
 def breakdown_content(breakdown: ScoreBreakdown) -> Content:
-    """Nine aligned rows `signal raw × weight = contribution bar`, penalties, channels, total.
+    """Relevance, then eight rows `prior raw × weight → ×factor +points bar`, penalties,
+    how relevance was fused, and the channels.
 
-    Bars share one scale, the largest weight, so a full bar is the most any signal could
-    add and bars compare across results.
+    Every bar shares one scale, a relevance of 1, so bars compare across results and
+    show at a glance how little the priors move a score next to relevance.
     """
-    scale = max((s.weight for s in breakdown.signals.values()), default=0.0)
     rows: list[Content] = [
         Content.styled(
-            f"{'signal':<{_NAME_WIDTH}}{'raw':>6}   {'weight':>6}   {'contrib':>7}", "$text-muted"
+            f"{'signal':<{_NAME_WIDTH}}{'raw':>6}   {'weight':>5}   {'factor':>6}  {'points':>7}",
+            "$text-muted",
         )
     ]
     for name in SIGNAL_NAMES:
@@ -61,15 +62,22 @@ def breakdown_content(breakdown: ScoreBreakdown) -> Content:
         if score is None:
             continue
         colour = f"${signal_variable(name)}"
+        if name == "relevance":
+            numbers = f"{score.raw:>6.3f}   {'':>5}   {'':>6}  {score.contribution:>7.4f} "
+        else:
+            numbers = (
+                f"{score.raw:>6.3f} × {score.weight:>5.3f} → ×{score.factor:<5.3f}"
+                f" {score.contribution:>+7.4f} "
+            )
         rows.append(
             Content.assemble(
                 (f"{signal_label(name):<{_NAME_WIDTH}}", colour),
-                f"{score.raw:>6.3f} × {score.weight:>6.3f} = {score.contribution:>7.4f} ",
-                (bar(score.contribution, scale, BAR_WIDTH), colour),
+                numbers,
+                (bar(score.contribution, 1.0, BAR_WIDTH), colour),
             )
         )
-    rows.append(Content.styled("─" * (_NAME_WIDTH + 30 + BAR_WIDTH), "$text-muted"))
-    rows.append(Content(f"{'weighted sum':<{_NAME_WIDTH}}{'':>22}{breakdown.weighted:>7.4f}"))
+    rows.append(Content.styled("─" * (_NAME_WIDTH + 34 + BAR_WIDTH), "$text-muted"))
+    rows.append(Content(f"{'relevance × priors':<{_NAME_WIDTH + 26}}{breakdown.adjusted:>7.4f}"))
     rows.append(
         _penalty("supersession", breakdown.supersession_penalty, "if its successor is also here")
     )
@@ -77,14 +85,32 @@ def breakdown_content(breakdown: ScoreBreakdown) -> Content:
     total = formula_total(breakdown)
     rows.append(
         Content.assemble(
-            (f"{'final':<{_NAME_WIDTH}}{'':>20}= ", "bold"),
+            (f"{'final':<{_NAME_WIDTH + 24}}= ", "bold"),
             (f"{total:>7.4f}", "bold"),
             (f"  (engine: {breakdown.final:.4f})", "$text-muted"),
         )
     )
     rows.append(Content(""))
+    fused = fusion_content(breakdown)
+    if fused is not None:
+        rows.append(fused)
     rows.append(channels_content(breakdown))
     return Content("\n").join(rows)
+
+
+def fusion_content(breakdown: ScoreBreakdown) -> Content | None:
+    """How weighted fusion made the relevance: each channel's scaled score and its share."""
+    dense, lexical, share = (
+        breakdown.dense_scaled,
+        breakdown.lexical_scaled,
+        breakdown.lexical_weight,
+    )
+    if dense is None or lexical is None or share is None:
+        return None
+    return Content.assemble(
+        ("relevance ", "$text-muted"),
+        f"= {1.0 - share:.2f} × dense {dense:.3f} + {share:.2f} × lexical {lexical:.3f}",
+    )
 
 
 def _penalty(kind: str, factor: float, when: str) -> Content:
@@ -141,7 +167,7 @@ def held_back(result: RecallResult, cutoff: RecallResult) -> list[tuple[str, flo
         ("conflict penalty", mine.conflict_penalty),
     ):
         if factor < 1.0:
-            gaps.append((kind, mine.weighted * (1.0 - factor)))
+            gaps.append((kind, mine.adjusted * (1.0 - factor)))
     return sorted(gaps, key=lambda item: -item[1])
 
 

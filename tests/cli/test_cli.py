@@ -27,14 +27,14 @@ def test_remember_recall_explain_json_round_trip(cli: Cli) -> None:
 
     r = cli("recall", "push to main", "--project", "atlas", "--explain")
     assert r.code == 0, r.err
-    assert "similarity" in r.out and "graph_proximity" in r.out and "final" in r.out
+    assert "relevance" in r.out and "graph_proximity" in r.out and "final" in r.out
 
     r = cli("recall", "push to main", "--project", "atlas", "--json", "--no-access-update")
     data = json.loads(r.out)
     top = data["results"][0]
     assert top["memory"]["id"] == memory["id"]
     total = sum(s["contribution"] for s in top["breakdown"]["signals"].values())
-    assert abs(total - top["breakdown"]["weighted"]) < 1e-9
+    assert abs(total - top["breakdown"]["adjusted"]) < 1e-9
     assert data["context"].startswith("<cortex_memories>")
 
     r = cli("get", memory["id"][:8], "--json")

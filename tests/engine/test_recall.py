@@ -46,8 +46,8 @@ def test_every_result_carries_a_breakdown_that_sums(engine: LocalEngine) -> None
     for r in response.results:
         b = r.breakdown
         assert len(b.signals) == 9
-        assert math.isclose(sum(s.contribution for s in b.signals.values()), b.weighted)
-        assert math.isclose(b.weighted * b.supersession_penalty * b.conflict_penalty, r.score)
+        assert math.isclose(sum(s.contribution for s in b.signals.values()), b.adjusted)
+        assert math.isclose(b.adjusted * b.supersession_penalty * b.conflict_penalty, r.score)
         assert b.dense is not None or b.lexical is not None
     assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
     scores = [r.score for r in response.results]

@@ -149,12 +149,12 @@ def test_capture_and_entity_graph(any_engine: Engine) -> None:
 
 def test_profiles_lifecycle_stats_activity(any_engine: Engine) -> None:
     remember(any_engine, "Session note: try the flaky test again", scope=Scope.SESSION)
-    weights = RecallWeights(similarity=0.9, recency=0.0)
+    weights = RecallWeights(type=0.5, recency=0.0)
     any_engine.save_weight_profile("precise", weights)
     assert any_engine.weight_profiles()["precise"] == weights
     assert "default" in any_engine.weight_profiles()
     ranked = any_engine.recall(RecallRequest(query="flaky test", profile="precise"))
-    assert ranked.results[0].breakdown.signals["similarity"].weight == 0.9
+    assert ranked.results[0].breakdown.signals["type"].weight == 0.5
     report = any_engine.lifecycle(dry_run=True)
     assert report.dry_run
     stats = any_engine.stats()

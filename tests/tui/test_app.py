@@ -135,7 +135,7 @@ async def test_builtin_themes_get_domain_colours(make_app: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.theme = "textual-light"
         await settle(pilot)
-        assert app.theme_variables["signal-similarity"].startswith("#")
+        assert app.theme_variables["signal-relevance"].startswith("#")
         assert app.theme_variables["penalty-conflict"].startswith("#")
 
 

@@ -44,7 +44,7 @@ async def test_query_ranks_and_breaks_down_the_score(
         for result in results:
             assert formula_total(result.breakdown) == pytest.approx(result.score, abs=1e-6)
         detail = plain(pilot, "#recall-breakdown")
-        assert "similarity" in detail and "graph proximity" in detail
+        assert "relevance" in detail and "graph proximity" in detail
         assert "conflict penalty" in detail and "channels" in detail
         assert f"{results[0].score:.4f}" in detail
         await pilot.press("down")
@@ -59,7 +59,7 @@ async def test_compare_two_profiles_shows_movement_and_cause(
     onnx_app: AppFactory, onnx_demo_engine: LocalEngine
 ) -> None:
     weights = onnx_demo_engine.weight_profiles()["default"].model_copy(
-        update={"similarity": 0.05, "recency": 0.6}
+        update={"type": 0.0, "recency": 0.5}
     )
     onnx_demo_engine.save_weight_profile("fresh", weights)
     app = onnx_app()
@@ -74,7 +74,7 @@ async def test_compare_two_profiles_shows_movement_and_cause(
         assert any(label.startswith(("↑", "↓")) for label in labels)
         moved = next(m for m in pane.movements if m.label.startswith(("↑", "↓")))
         cause = moved.cause()
-        assert cause is not None and cause[0] in {"similarity", "recency"}
+        assert cause is not None and cause[0] in {"type", "recency"}
         assert app.query_one("#compare-b", DataTable).row_count == len(pane.movements)
         dropped = [m for m in pane.movements if m.label == "dropped"]
         new = [m for m in pane.movements if m.label == "new"]
@@ -104,18 +104,18 @@ async def test_edited_weights_rerank_live_and_save_as_profile(
         first = [r.memory.id for r in pane.response.results]  # type: ignore[union-attr]
         await pilot.press("escape", "e")
         await settle(pilot)
-        app.query_one("#weight-similarity", Input).value = "0"
+        app.query_one("#weight-type", Input).value = "0.5"
         await settle(pilot)
-        assert pane.weights is not None and pane.weights.similarity == 0
+        assert pane.weights is not None and pane.weights.type == 0.5
         assert pane.response is not None
-        assert pane.response.results[0].breakdown.signals["similarity"].contribution == 0
+        assert pane.response.results[0].breakdown.signals["type"].weight == 0.5
         assert [r.memory.id for r in pane.response.results] != first
-        app.query_one("#weights-name", Input).value = "nosim"
+        app.query_one("#weights-name", Input).value = "typed"
         app.query_one("#weights-save").press()
         await settle(pilot)
-    assert onnx_demo_engine.weight_profiles()["nosim"].similarity == 0
+    assert onnx_demo_engine.weight_profiles()["typed"].type == 0.5
     saved = tomllib.loads((tui_home / "config.toml").read_text())
-    assert saved["profiles"]["nosim"]["similarity"] == 0
+    assert saved["profiles"]["typed"]["type"] == 0.5
 
 
 async def test_history_key_posts_open_history(onnx_app: AppFactory) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.models import SIGNAL_NAMES, Memory, RecallResult, ScoreBreakdown, SignalScore
+from cortex_tui.models import PRIOR_NAMES, Memory, RecallResult, ScoreBreakdown, SignalScore
 from cortex_tui.tui.bars import bar
 from cortex_tui.tui.compare import compare
 from cortex_tui.tui.formatting import age, ago, one_line
@@ -17,17 +17,20 @@ from cortex_tui.tui.scoring import formula_total, held_back
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
 
-def _result(memory_id: str, rank: int, similarity: float, conflict: float = 1.0) -> RecallResult:
-    signals = {name: SignalScore(raw=0.5, weight=0.1, contribution=0.05) for name in SIGNAL_NAMES}
-    signals["similarity"] = SignalScore(raw=similarity, weight=0.45, contribution=0.45 * similarity)
-    weighted = sum(s.contribution for s in signals.values())
-    final = weighted * conflict
+def _result(memory_id: str, rank: int, relevance: float, conflict: float = 1.0) -> RecallResult:
+    signals = {
+        name: SignalScore(raw=0.5, weight=0.1, factor=1.05, contribution=0.04)
+        for name in PRIOR_NAMES
+    }
+    signals["relevance"] = SignalScore(raw=relevance, weight=1.0, contribution=relevance)
+    adjusted = sum(s.contribution for s in signals.values())
+    final = adjusted * conflict
     breakdown = ScoreBreakdown(
         signals=signals,
-        weighted=weighted,
+        adjusted=adjusted,
         conflict_penalty=conflict,
         final=final,
-        cosine=similarity,
+        cosine=relevance,
     )
     memory = Memory(
         id=memory_id, content=f"memory {memory_id}", created_at=NOW, updated_at=NOW, valid_from=NOW
@@ -79,8 +82,8 @@ def test_compare_reports_moves_new_and_dropped_with_causes() -> None:
     assert moves["m4"].label == "new"
     assert moves["m3"].label == "dropped"
     cause = moves["m2"].cause()
-    assert cause is not None and cause[0] == "similarity"
-    assert cause[1] == pytest.approx(0.45 * 0.15)
+    assert cause is not None and cause[0] == "relevance"
+    assert cause[1] == pytest.approx(0.15)
     assert [m.memory.id for m in compare(a, b)] == ["m2", "m1", "m4", "m3"]
 
 
@@ -95,9 +98,9 @@ def test_held_back_names_the_biggest_gap_and_penalties() -> None:
     cutoff = _result("c", 20, 0.9)
     mine = _result("m", 25, 0.5, conflict=0.8)
     reasons = dict(held_back(mine, cutoff))
-    assert reasons["similarity"] == pytest.approx(0.45 * 0.4)
-    assert reasons["conflict penalty"] == pytest.approx(mine.breakdown.weighted * 0.2)
-    assert held_back(mine, cutoff)[0][0] == "similarity"
+    assert reasons["relevance"] == pytest.approx(0.4)
+    assert reasons["conflict penalty"] == pytest.approx(mine.breakdown.adjusted * 0.2)
+    assert held_back(mine, cutoff)[0][0] == "relevance"
 
 
 def test_formula_total_multiplies_contributions_and_penalties() -> None:

@@ -17,7 +17,7 @@ NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 def result(content: str, rank: int = 1, conflicts: list[str] | None = None) -> RecallResult:
     t = NOW - timedelta(days=3)
     memory = Memory(content=content, created_at=t, updated_at=t, valid_from=t, project="atlas")
-    b = ScoreBreakdown(signals={}, weighted=0.5, final=0.5, cosine=0.5)
+    b = ScoreBreakdown(signals={}, adjusted=0.5, final=0.5, cosine=0.5)
     return RecallResult(
         memory=memory, rank=rank, score=0.5, breakdown=b, conflicts_with=conflicts or []
     )

@@ -1,4 +1,4 @@
-"""The multi-factor score, signal by signal, and the breakdown's arithmetic."""
+"""The score, signal by signal, and the breakdown's arithmetic."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from cortex_tui.config import RecallConfig, RecallWeights
+from cortex_tui.config import MAX_PRIOR_WEIGHT, RecallConfig, RecallWeights
 from cortex_tui.models import (
+    PRIOR_NAMES,
     SIGNAL_NAMES,
     ConflictStatus,
     Memory,
@@ -16,6 +17,7 @@ from cortex_tui.models import (
     Scope,
     ScoreBreakdown,
 )
+from cortex_tui.recall.fusion import Relevance
 from cortex_tui.recall.scoring import (
     Evidence,
     breakdown,
@@ -46,7 +48,9 @@ def explain(
 ) -> ScoreBreakdown:
     hops = kw.get("hops")
     evidence = Evidence(
-        cosine=0.6, relevance=0.6, graph_hops=hops if isinstance(hops, int) else None
+        cosine=0.6,
+        relevance=Relevance(0.6, dense=0.6, lexical=0.0, lexical_weight=0.3),
+        graph_hops=hops if isinstance(hops, int) else None,
     )
     result = score(
         memory,
@@ -101,17 +105,45 @@ def test_graph_proximity_is_one_over_hops() -> None:
     assert explain(mem()).signals["graph_proximity"].raw == 0.0
 
 
-def test_contributions_sum_to_the_final_score() -> None:
+def test_priors_multiply_relevance_and_their_points_add_up_exactly() -> None:
     b = explain(mem(tags=["q"], access_count=3, reinforced_count=2), hops=2)
     assert set(b.signals) == set(SIGNAL_NAMES)
-    for s in b.signals.values():
-        assert s.contribution == pytest.approx(s.raw * s.weight)
-    assert math.fsum(s.contribution for s in b.signals.values()) == pytest.approx(b.weighted)
-    assert b.final == pytest.approx(b.weighted)
+    relevance = b.signals["relevance"]
+    assert relevance.raw == relevance.contribution == 0.6
+    product = 0.6
+    for name in PRIOR_NAMES:
+        s = b.signals[name]
+        assert s.factor == pytest.approx(1 + s.weight * s.raw)
+        assert s.contribution >= 0
+        product *= s.factor
+    assert b.adjusted == pytest.approx(product, rel=1e-12)
+    assert math.fsum(s.contribution for s in b.signals.values()) == pytest.approx(b.adjusted)
+    assert b.final == b.adjusted
 
 
-def test_penalties_multiply_the_weighted_score() -> None:
+def test_a_factor_of_one_adds_no_points_and_shares_follow_the_log_factors() -> None:
+    b = explain(mem(tags=["q"], access_count=3), hops=1)
+    assert b.signals["reinforcement"].raw == 0
+    assert b.signals["reinforcement"].contribution == 0
+    tag, graph = b.signals["tag_affinity"], b.signals["graph_proximity"]
+    assert tag.factor == graph.factor  # both signals are 1 and both weights 0.05
+    assert tag.contribution == pytest.approx(graph.contribution)
+
+
+def test_a_prior_lifts_a_score_by_at_most_its_weight() -> None:
+    rule = explain(mem(type=MemoryType.RULE)).signals["type"]
+    assert rule.factor == pytest.approx(1 + RecallWeights().type)
+    with pytest.raises(ValueError):
+        RecallWeights(recency=MAX_PRIOR_WEIGHT + 0.01)
+
+
+def test_the_breakdown_states_how_relevance_was_fused() -> None:
+    b = explain(mem())
+    assert (b.dense_scaled, b.lexical_scaled, b.lexical_weight) == (0.6, 0.0, 0.3)
+
+
+def test_penalties_multiply_the_adjusted_score() -> None:
     b = explain(mem(conflict_status=ConflictStatus.ACTIVE), successor=True)
     assert b.conflict_penalty == 0.8
     assert b.supersession_penalty == 0.3
-    assert b.final == pytest.approx(b.weighted * 0.8 * 0.3)
+    assert b.final == pytest.approx(b.adjusted * 0.8 * 0.3)

@@ -462,8 +462,9 @@ class RecallPane(Pane):
 
 _HINT = Content.assemble(
     ("Press / to type a query, then enter.", "bold"),
-    "\n\nThe highlighted result's score breakdown appears here: nine signals with raw "
-    "value × weight = contribution, both penalties and the channel ranks.\n\n",
+    "\n\nThe highlighted result's score breakdown appears here: its relevance, the eight "
+    "priors that refine it (raw value × weight → factor, and the points each adds), both "
+    "penalties, how the channels were fused and where each ranked it.\n\n",
     ("c", "bold $accent"),
     " compare two queries or two weight profiles\n",
     ("w", "bold $accent"),

@@ -1,11 +1,13 @@
-"""Editing the nine recall weights: one numeric input per signal, and save-as-profile.
+"""Editing the eight prior weights: one numeric input per prior, and save-as-profile.
 
-The editor posts `WeightsEdited` whenever all nine inputs form valid `RecallWeights`, so
+The editor posts `WeightsEdited` whenever all eight inputs form valid `RecallWeights`, so
 the Recall pane re-ranks while the user types; `SaveProfile` asks the pane to persist the
 weights under a name (the pane does the engine call in a worker).
 """
 
 from __future__ import annotations
+
+import math
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,8 +17,8 @@ from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Button, Input, Label, Static
 
-from cortex_tui.config import RecallWeights
-from cortex_tui.models import SIGNAL_NAMES
+from cortex_tui.config import MAX_PRIOR_WEIGHT, RecallWeights
+from cortex_tui.models import PRIOR_NAMES
 from cortex_tui.tui.colours import signal_variable
 from cortex_tui.tui.scoring import signal_label
 
@@ -39,7 +41,7 @@ def _input_id(signal: str) -> str:
 
 
 class WeightEditor(VerticalScroll):
-    """Numeric inputs for the weights; the sum is shown because weights need not add to 1."""
+    """Numeric inputs for the weights, and the most the priors together could lift a score."""
 
     DEFAULT_CSS = """
     WeightEditor { padding: 0 1; }
@@ -57,15 +59,19 @@ class WeightEditor(VerticalScroll):
         self.profile = "default"
 
     def compose(self) -> ComposeResult:
-        yield Static("Weights: edit and recall re-ranks live.", classes="weights-hint")
-        for name in SIGNAL_NAMES:
+        yield Static(
+            f"Prior weights (0–{MAX_PRIOR_WEIGHT:g}): a prior lifts a score by at most its "
+            "weight × relevance. Edit and recall re-ranks live.",
+            classes="weights-hint",
+        )
+        for name in PRIOR_NAMES:
             with Horizontal(classes="weight-row"):
                 yield Label(Content.styled(signal_label(name), f"${signal_variable(name)}"))
                 yield Input(
                     id=_input_id(name),
                     type="number",
                     compact=True,
-                    validators=[Number(minimum=0.0, maximum=10.0)],
+                    validators=[Number(minimum=0.0, maximum=MAX_PRIOR_WEIGHT)],
                     valid_empty=False,
                 )
         yield Static(id="weights-sum")
@@ -86,7 +92,7 @@ class WeightEditor(VerticalScroll):
     def current(self) -> RecallWeights | None:
         """The weights the inputs describe, or None while one of them is invalid."""
         values: dict[str, float] = {}
-        for name in SIGNAL_NAMES:
+        for name in PRIOR_NAMES:
             field = self.query_one(f"#{_input_id(name)}", Input)
             if not field.is_valid:
                 return None
@@ -118,5 +124,7 @@ class WeightEditor(VerticalScroll):
         self.post_message(SaveProfile(name, weights))
 
     def _show_sum(self, weights: RecallWeights) -> None:
-        total = sum(weights.model_dump().values())
-        self.query_one("#weights-sum", Static).update(f"sum {total:.3f} (profile {self.profile})")
+        most = math.prod(1.0 + weight for weight in weights.model_dump().values())
+        self.query_one("#weights-sum", Static).update(
+            f"priors lift a score by at most ×{most:.3f} (profile {self.profile})"
+        )
