@@ -223,3 +223,21 @@ def test_people_are_found_by_first_name_in_the_graph_channel(engine: LocalEngine
     assert graph.entities_in("the market is down", 88) == set()
     response = engine.recall(RecallRequest(query="what does Priya approve", update_access=False))
     assert response.results[0].breakdown.graph_hops == 1
+
+
+def test_a_candidate_outside_the_lexical_top_list_gets_its_real_bm25(engine: LocalEngine) -> None:
+    strong = remember(engine, "staging reset staging reset schedule for the staging cluster")
+    weak = remember(engine, "the staging cluster lives in eu-central")
+    narrow = engine.settings.model_copy(deep=True)
+    narrow.recall.lexical_candidates = 1
+    ranked = engine.with_settings(narrow).recall(
+        RecallRequest(query="staging reset", update_access=False)
+    )
+    by_id = {r.memory.id: r.breakdown for r in ranked.results}
+    assert by_id[strong].lexical is not None and by_id[strong].lexical.rank == 1
+    filled = by_id[weak]
+    assert filled.lexical is None  # not in the channel's top list...
+    assert filled.lexical_score is not None and filled.lexical_score > 0  # ...yet scored
+    assert filled.lexical_scaled == pytest.approx(
+        filled.lexical_score / by_id[strong].lexical.score
+    )
