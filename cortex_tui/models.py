@@ -173,7 +173,9 @@ class ScoreBreakdown(_Model):
 
     `adjusted = relevance × Π prior factors` is the sum of the signals' contributions, and
     `final == adjusted × supersession_penalty × conflict_penalty`. With weighted fusion,
-    `relevance = (1 − lexical_weight) × dense_scaled + lexical_weight × lexical_scaled`.
+    `relevance = (1 − lexical_weight) × dense_scaled + lexical_weight × lexical_scaled`
+    and `lexical_scaled = lexical_bm25_scaled × lexical_coverage` (coverage is measured
+    only where BM25 found a term).
     """
 
     signals: dict[str, SignalScore]
@@ -185,12 +187,43 @@ class ScoreBreakdown(_Model):
     lexical_score: float | None = None
     dense_scaled: float | None = None
     lexical_scaled: float | None = None
+    lexical_bm25_scaled: float | None = None
+    lexical_coverage: float | None = Field(
+        default=None,
+        description="share of the query's terms the memory contains, to the configured power",
+    )
     lexical_weight: float | None = None
     dense: ChannelHit | None = None
     lexical: ChannelHit | None = None
     graph: ChannelHit | None = None
     graph_hops: int | None = None
     fusion: str = "weighted"
+    query_types: list[MemoryType] = Field(
+        default_factory=list,
+        description="memory types the query names: the type prior then favours them alone",
+    )
+
+    def fusion_formula(self) -> str | None:
+        """How weighted fusion made the relevance, number by number; None for the other
+        fusion modes. Shared by every surface so they state the same formula."""
+        dense, lexical, share = self.dense_scaled, self.lexical_scaled, self.lexical_weight
+        if dense is None or lexical is None or share is None:
+            return None
+        return f"= {1.0 - share:.2f} × dense {dense:.3f} + {share:.2f} × lexical {lexical:.3f}"
+
+    def lexical_formula(self) -> str | None:
+        """The lexical term: BM25 on its channel's scale times the query coverage."""
+        bm25, coverage = self.lexical_bm25_scaled, self.lexical_coverage
+        if bm25 is None or coverage is None or self.lexical_scaled is None:
+            return None
+        return f"= BM25 {bm25:.3f} × coverage {coverage:.3f}"
+
+    def type_prior_note(self) -> str | None:
+        """Why the type prior reads 1 or 0 instead of the configured order, when it does."""
+        if not self.query_types:
+            return None
+        named = ", ".join(kind.value for kind in self.query_types)
+        return f"the query names {named}: those types get type 1, the others 0"
 
 
 class RecallResult(_Model):

@@ -74,11 +74,15 @@ def breakdown_lines(b: ScoreBreakdown) -> list[str]:
         f"      relevance × priors {b.adjusted:.4f} × supersession {b.supersession_penalty:.2f} "
         f"× conflict {b.conflict_penalty:.2f} = final {b.final:.4f}"
     )
-    if b.dense_scaled is not None and b.lexical_scaled is not None and b.lexical_weight is not None:
-        lines.append(
-            f"      relevance = {1.0 - b.lexical_weight:.2f} × dense {b.dense_scaled:.3f} "
-            f"+ {b.lexical_weight:.2f} × lexical {b.lexical_scaled:.3f}"
-        )
+    formula = b.fusion_formula()
+    if formula is not None:
+        lines.append(f"      relevance {formula}")
+    lexical_formula = b.lexical_formula()
+    if lexical_formula is not None:
+        lines.append(f"      lexical   {lexical_formula}")
+    note = b.type_prior_note()
+    if note is not None:
+        lines.append(f"      type prior: {note}")
     lexical = f", bm25 {b.lexical_score:.3f}" if b.lexical_score is not None else ""
     hops = f", {b.graph_hops} hop(s)" if b.graph_hops else ""
     lines.append(

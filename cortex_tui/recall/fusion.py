@@ -3,8 +3,10 @@
 Three modes, measured against each other with `cortex-tui eval --variant`:
 
 - `weighted` (default): (1 − λ)·dense + λ·lexical, each channel's score first put on
-  [0, 1] by its normalisation. It keeps score magnitudes: a near-exact lexical hit
-  lifts a memory a lot, a weak one barely.
+  [0, 1] by its normalisation, the lexical one then multiplied by the memory's coverage
+  of the query (the share of the query's terms it contains, to a configured power). It
+  keeps score magnitudes: a near-exact lexical hit lifts a memory a lot, a weak one
+  barely, and a lone match on one word of a long question is not "the best" match.
 - `rrf`: reciprocal-rank fusion with k = 60 over every channel, normalised so that rank 1
   in every channel is 1.0. It throws magnitudes away: the 40th lexical hit of a
   one-word overlap counts as much as the 40th dense hit.
@@ -81,6 +83,12 @@ class Relevance:
     value: float
     dense: float | None = None
     lexical: float | None = None
+    """The lexical term of the sum: `bm25 × coverage`."""
+    bm25: float | None = None
+    """BM25 on the lexical channel's scale."""
+    coverage: float | None = None
+    """Query coverage raised to its power, the factor applied to `bm25`; None when not
+    measured."""
     lexical_weight: float | None = None
 
 
@@ -95,7 +103,11 @@ def relevance(
     channels: int,
     lexical_weight: float,
     rrf_k: int,
+    coverage: float | None = None,
 ) -> Relevance:
+    """`coverage` is the memory's share of the query's terms already raised to its power;
+    None when it was not measured (no BM25, or coverage switched off), which leaves the
+    BM25 term as it is."""
     if mode == "dense":
         return Relevance(_unit(cosine))
     if mode == "rrf":
@@ -103,6 +115,7 @@ def relevance(
         best = channels / (rrf_k + 1)
         return Relevance(total / best if best else 0.0)
     dense = dense_scale(cosine)
-    lexical = lexical_scale(lexical_score)
+    bm25 = lexical_scale(lexical_score)
+    lexical = bm25 if coverage is None else bm25 * coverage
     value = (1.0 - lexical_weight) * dense + lexical_weight * lexical
-    return Relevance(value, dense, lexical, lexical_weight)
+    return Relevance(value, dense, lexical, bm25, coverage, lexical_weight)

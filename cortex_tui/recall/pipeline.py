@@ -35,6 +35,7 @@ from cortex_tui.recall.scoring import (
     score,
 )
 from cortex_tui.store.base import MemoryFilter, Store
+from cortex_tui.store.lexical import query_coverage, tokenize
 
 EXPLAIN_POOL = 500
 
@@ -227,7 +228,10 @@ class Recaller:
         config = self._config
         mode: FusionMode = request.fusion or config.fusion
         weights = (request.weights or self._weights_for(request.profile)).model_dump()
-        ctx: QueryContext = query_context(request.query, request.project, self._clock())
+        ctx: QueryContext = query_context(
+            request.query, request.project, self._clock(), type_cues=config.query_type_cues
+        )
+        query_terms = frozenset(tokenize(request.query))
         candidates = list(pool.candidates.values())
         dense_scale = ChannelScale.of(config.dense_norm, pool.dense_top)
         lexical_scale = ChannelScale.of(config.lexical_norm, pool.lexical_top)
@@ -237,6 +241,12 @@ class Recaller:
         ranked: list[_Ranked] = []
         for c in candidates:
             cosine = c.cosine or 0.0
+            # Coverage matters only where BM25 found a term: elsewhere the lexical term is
+            # 0 whatever it is, and tokenizing every dense-only candidate costs time.
+            coverage: float | None = None
+            if c.lexical_score and config.lexical_coverage_power:
+                share = query_coverage(query_terms, c.memory.content, c.memory.tags)
+                coverage = share**config.lexical_coverage_power
             evidence = Evidence(
                 cosine=cosine,
                 relevance=relevance(
@@ -249,6 +259,7 @@ class Recaller:
                     channels=channels,
                     lexical_weight=config.lexical_weight,
                     rrf_k=config.rrf_k,
+                    coverage=coverage,
                 ),
                 lexical_score=c.lexical_score,
                 dense=c.dense,

@@ -31,11 +31,13 @@ from cortex_tui.models import (
     ChannelHit,
     ConflictStatus,
     Memory,
+    MemoryType,
     Scope,
     ScoreBreakdown,
     SignalScore,
 )
 from cortex_tui.recall.fusion import Relevance
+from cortex_tui.recall.type_cues import named_types
 
 _WORD = re.compile(r"[\w][\w.+#/-]*", re.UNICODE)
 
@@ -61,13 +63,21 @@ class QueryContext:
     text: str
     project: str | None
     now: datetime
+    named_types: frozenset[MemoryType] = frozenset()
+    """Memory types the query names; when any, the type prior favours them alone."""
 
 
-def query_context(query: str, project: str | None, now: datetime) -> QueryContext:
+def query_context(
+    query: str, project: str | None, now: datetime, *, type_cues: bool = True
+) -> QueryContext:
     lowered = query.casefold()
-    words = {w.strip(".-/") for w in _WORD.findall(lowered)}
+    words = frozenset(w for w in (w.strip(".-/") for w in _WORD.findall(lowered)) if w)
     return QueryContext(
-        words=frozenset(w for w in words if w), text=lowered, project=project, now=now
+        words=words,
+        text=lowered,
+        project=project,
+        now=now,
+        named_types=named_types(words) if type_cues else frozenset(),
     )
 
 
@@ -103,7 +113,11 @@ class Multipliers:
         )
 
 
-def type_signal(memory: Memory, multipliers: Multipliers) -> float:
+def type_signal(memory: Memory, multipliers: Multipliers, named: frozenset[MemoryType]) -> float:
+    """1 for a type the query names and 0 for the others; without one, the configured
+    multiplier divided by the largest."""
+    if named:
+        return float(memory.type in named)
     return multipliers.type[memory.type.value]
 
 
@@ -149,6 +163,7 @@ class Score:
     adjusted: float
     supersession_penalty: float
     conflict_penalty: float
+    named_types: frozenset[MemoryType] = frozenset()
 
     @property
     def final(self) -> float:
@@ -166,7 +181,7 @@ def prior_signals(
     return {
         "recency": recency(memory, ctx.now, config.recency_half_life_hours),
         "frequency": frequency(memory.access_count, config.frequency_log_divisor),
-        "type": type_signal(memory, multipliers),
+        "type": type_signal(memory, multipliers, ctx.named_types),
         "scope": scope_signal(memory, ctx.project, multipliers),
         "confidence": confidence_signal(memory.confidence, config),
         "reinforcement": reinforcement(memory.reinforced_count, config.reinforcement_log_divisor),
@@ -214,6 +229,7 @@ def score(
         conflict_penalty=(
             config.conflict_penalty if memory.conflict_status is ConflictStatus.ACTIVE else 1.0
         ),
+        named_types=ctx.named_types,
     )
 
 
@@ -240,10 +256,13 @@ def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
         lexical_score=evidence.lexical_score,
         dense_scaled=fused.dense,
         lexical_scaled=fused.lexical,
+        lexical_bm25_scaled=fused.bm25,
+        lexical_coverage=fused.coverage,
         lexical_weight=fused.lexical_weight,
         dense=evidence.dense,
         lexical=evidence.lexical,
         graph=evidence.graph,
         graph_hops=evidence.graph_hops,
         fusion=fusion,
+        query_types=sorted(result.named_types),
     )

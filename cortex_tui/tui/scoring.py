@@ -99,18 +99,19 @@ def breakdown_content(breakdown: ScoreBreakdown) -> Content:
 
 
 def fusion_content(breakdown: ScoreBreakdown) -> Content | None:
-    """How weighted fusion made the relevance: each channel's scaled score and its share."""
-    dense, lexical, share = (
-        breakdown.dense_scaled,
-        breakdown.lexical_scaled,
-        breakdown.lexical_weight,
-    )
-    if dense is None or lexical is None or share is None:
-        return None
-    return Content.assemble(
-        ("relevance ", "$text-muted"),
-        f"= {1.0 - share:.2f} × dense {dense:.3f} + {share:.2f} × lexical {lexical:.3f}",
-    )
+    """How weighted fusion made the relevance, and why the type prior reads as it does
+    when the query names a type."""
+    lines: list[Content] = []
+    for label, formula in (
+        ("relevance ", breakdown.fusion_formula()),
+        ("lexical   ", breakdown.lexical_formula()),
+    ):
+        if formula is not None:
+            lines.append(Content.assemble((label, "$text-muted"), formula))
+    note = breakdown.type_prior_note()
+    if note is not None:
+        lines.append(Content.assemble(("type prior ", "$text-muted"), note))
+    return Content("\n").join(lines) if lines else None
 
 
 def _penalty(kind: str, factor: float, when: str) -> Content:

@@ -28,6 +28,11 @@ def test_remember_recall_explain_json_round_trip(cli: Cli) -> None:
     r = cli("recall", "push to main", "--project", "atlas", "--explain")
     assert r.code == 0, r.err
     assert "relevance" in r.out and "graph_proximity" in r.out and "final" in r.out
+    # "main" and "push" are both in the memory: BM25 × a coverage of 2/2.
+    assert "lexical   = BM25 1.000 × coverage 1.000" in r.out
+    assert "type prior" not in r.out
+    r = cli("recall", "the rules about main", "--explain", "--no-access-update")
+    assert "type prior: the query names rule: those types get type 1, the others 0" in r.out
 
     r = cli("recall", "push to main", "--project", "atlas", "--json", "--no-access-update")
     data = json.loads(r.out)

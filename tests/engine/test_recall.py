@@ -238,6 +238,56 @@ def test_a_candidate_outside_the_lexical_top_list_gets_its_real_bm25(engine: Loc
     filled = by_id[weak]
     assert filled.lexical is None  # not in the channel's top list...
     assert filled.lexical_score is not None and filled.lexical_score > 0  # ...yet scored
-    assert filled.lexical_scaled == pytest.approx(
+    assert filled.lexical_bm25_scaled == pytest.approx(
         filled.lexical_score / by_id[strong].lexical.score
     )
+
+
+def test_a_memory_sharing_one_word_of_a_longer_query_gets_that_share_of_its_bm25(
+    engine: LocalEngine,
+) -> None:
+    # On a store this small the lone "harbor" match is the lexical channel's best hit, so
+    # BM25/max alone would rate it 1.0; coverage says it speaks to one term in three.
+    lone = remember(engine, "harbor runs nightly on the shared cluster")
+    both = remember(engine, "the kafka consumer writes parquet files")
+    ranked = engine.recall(
+        RecallRequest(query="harbor kafka parquet", limit=5, update_access=False)
+    )
+    by_id = {r.memory.id: r.breakdown for r in ranked.results}
+    assert by_id[lone].lexical_coverage == pytest.approx(1 / 3)
+    assert by_id[both].lexical_coverage == pytest.approx(2 / 3)
+    for b in by_id.values():
+        assert b.lexical_bm25_scaled is not None and b.lexical_coverage is not None
+        assert b.lexical_scaled == pytest.approx(b.lexical_bm25_scaled * b.lexical_coverage)
+    unmeasured = engine.settings.model_copy(deep=True)
+    unmeasured.recall.lexical_coverage_power = 0
+    plain = engine.with_settings(unmeasured).recall(
+        RecallRequest(query="harbor kafka parquet", limit=5, update_access=False)
+    )
+    for result in plain.results:
+        b = result.breakdown
+        assert b.lexical_coverage is None and b.lexical_scaled == b.lexical_bm25_scaled
+
+
+def test_a_query_naming_a_kind_of_memory_favours_that_kind(engine: LocalEngine) -> None:
+    rule = remember(
+        engine, "Atlas changes go through a pull request with one approval", type=MemoryType.RULE
+    )
+    procedure = remember(
+        engine,
+        "To merge atlas changes, open a pull request and wait for CI",
+        type=MemoryType.PROCEDURE,
+    )
+    asked = engine.recall(
+        RecallRequest(query="rules for merging atlas changes", update_access=False)
+    )
+    by_id = {r.memory.id: r.breakdown for r in asked.results}
+    assert by_id[rule].query_types == [MemoryType.RULE]
+    assert by_id[rule].signals["type"].raw == 1.0
+    assert by_id[procedure].signals["type"].raw == 0.0
+    assert by_id[rule].type_prior_note() is not None
+    plain = engine.recall(RecallRequest(query="merging atlas changes", update_access=False))
+    unnamed = {r.memory.id: r.breakdown for r in plain.results}
+    assert unnamed[rule].query_types == [] and unnamed[rule].type_prior_note() is None
+    # Without a named type, the configured order: rule 1.5, procedure 1.3 (of 1.5).
+    assert unnamed[procedure].signals["type"].raw == pytest.approx(1.3 / 1.5)

@@ -41,13 +41,13 @@ def test_a_variant_that_changes_nothing_reports_the_base_figures(cli: Cli) -> No
         "--variant",
         "narrow:" + NARROW,
         "--variant",
-        "same:recall.fusion=weighted,recall.lexical_weight=0.3",
+        "same:recall.fusion=weighted,recall.lexical_weight=0.6",
         "--variant",
         "empty:",
     )
     base, narrow, same, empty = report["variants"]
     assert [v["name"] for v in report["variants"]] == ["base", "narrow", "same", "empty"]
-    assert same["changes"] == {"recall.fusion": "weighted", "recall.lexical_weight": "0.3"}
+    assert same["changes"] == {"recall.fusion": "weighted", "recall.lexical_weight": "0.6"}
     # Ranked after a variant that changed ranking, on the same store: nothing carried over.
     assert _figures(same) == _figures(base)
     assert _figures(empty) == _figures(base)

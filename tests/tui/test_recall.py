@@ -55,6 +55,22 @@ async def test_query_ranks_and_breaks_down_the_score(
     assert top.access_count == results[0].memory.access_count
 
 
+async def test_the_breakdown_states_coverage_and_a_named_type(onnx_app: AppFactory) -> None:
+    app = onnx_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "rules for production deploys")
+        pane = app.query_one(RecallPane)
+        assert pane.response is not None
+        top = pane.response.results[0].breakdown
+        detail = plain(pilot, "#recall-breakdown")
+        assert "type prior the query names rule" in detail
+        assert top.lexical_bm25_scaled is not None and top.lexical_coverage is not None
+        assert (
+            f"lexical   = BM25 {top.lexical_bm25_scaled:.3f} × coverage {top.lexical_coverage:.3f}"
+            in detail
+        )
+
+
 async def test_compare_two_profiles_shows_movement_and_cause(
     onnx_app: AppFactory, onnx_demo_engine: LocalEngine
 ) -> None:

@@ -147,3 +147,30 @@ def test_penalties_multiply_the_adjusted_score() -> None:
     assert b.conflict_penalty == 0.8
     assert b.supersession_penalty == 0.3
     assert b.final == pytest.approx(b.adjusted * 0.8 * 0.3)
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("rules for merging code in atlas", {MemoryType.RULE}),
+        ("what is the runbook for a failed backfill", {MemoryType.PROCEDURE}),
+        ("which editor does Priya prefer", {MemoryType.PREFERENCE}),
+        ("the incident on the orders table", {MemoryType.EPISODE}),
+        ("our policies and preferences on reviews", {MemoryType.RULE, MemoryType.PREFERENCE}),
+        # Phrasing alone names nothing: "how do I" asks for facts and preferences too.
+        ("how do I ship a new version of atlas", set()),
+        ("ruler and preferential voting", set()),
+    ],
+)
+def test_a_query_names_a_type_only_with_the_kinds_own_words(
+    query: str, named: set[MemoryType]
+) -> None:
+    assert query_context(query, None, NOW).named_types == named
+    assert query_context(query, None, NOW, type_cues=False).named_types == frozenset()
+
+
+def test_a_named_type_sets_the_type_prior_to_one_or_zero() -> None:
+    asked = "the rules for merging"
+    assert explain(mem(type=MemoryType.RULE), asked).signals["type"].raw == 1.0
+    assert explain(mem(type=MemoryType.PROCEDURE), asked).signals["type"].raw == 0.0
+    assert explain(mem(type=MemoryType.RULE), asked).query_types == [MemoryType.RULE]
