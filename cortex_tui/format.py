@@ -1,11 +1,15 @@
 """The context block injected into an agent's prompt, built within a token budget.
 
 The block is labelled and opens with a one-line warning that its contents are data, not
-instructions: memories are captured from conversations and may contain anything.
+instructions: memories are captured from conversations and may contain anything —
+including `</cortex_memories>` or a fake system turn written to escape the frame. So
+everything a memory contributes is escaped as XML text (`&`, `<`, `>`): no memory can
+close the block, open another, or add a tag of any kind, and each stays on one line.
 """
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Sequence
 from datetime import datetime
@@ -44,11 +48,16 @@ def memory_line(result: RecallResult, now: datetime) -> str:
     memory = result.memory
     label = f"[{memory.type.value} · {humanise_age(memory.created_at, now)} · {memory.short_id}]"
     if memory.project:
-        label = label[:-1] + f" · {memory.project}]"
-    line = f"- {label} {' '.join(memory.content.split())}"
+        label = label[:-1] + f" · {_inert(memory.project)}]"
+    line = f"- {label} {_inert(memory.content)}"
     if result.conflicts_with:
         line += f" [conflicts with: {', '.join(result.conflicts_with)}]"
     return line
+
+
+def _inert(text: str) -> str:
+    """`text` on one line with no markup left in it (see the module docstring)."""
+    return html.escape(" ".join(text.split()), quote=False)
 
 
 def format_context(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,6 +23,46 @@ from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_service_outlives_the_suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fail the run when a `cortex-tui serve` started by a test is still alive at the end
+    (each xdist worker checks its own). A leaked service would idle for an hour on a CI
+    runner; the ones found are stopped before failing."""
+    base = tmp_path_factory.getbasetemp().resolve()
+    yield
+    leaked = _services_under(base)
+    deadline = time.monotonic() + 3
+    while leaked and time.monotonic() < deadline:  # one that is shutting down may finish
+        time.sleep(0.2)
+        leaked = _services_under(base)
+    for pid in leaked:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    if leaked:
+        pytest.fail(
+            f"{len(leaked)} cortex-tui service(s) started by the tests outlived them: "
+            f"{', '.join(sorted(leaked.values()))}; stop every service a test starts",
+            pytrace=False,
+        )
+
+
+def _services_under(base: Path) -> dict[int, str]:
+    """pid → home of each `cortex_tui serve --home HOME` process whose home is in `base`."""
+    found: dict[int, str] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        words = [os.fsdecode(word) for word in argv]
+        if "cortex_tui" not in words or "serve" not in words or "--home" not in words:
+            continue
+        home = Path(words[words.index("--home") + 1]).resolve()
+        if home.is_relative_to(base) and int(entry.name) != os.getpid():
+            found[int(entry.name)] = str(home)
+    return found
 
 
 @pytest.fixture(autouse=True)
@@ -83,6 +126,7 @@ class Cli:
         stdin: str | None = None,
         env: dict[str, str] | None = None,
         home: bool = True,
+        stdin_bytes: bytes | None = None,
     ) -> CliResult:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
         full_env["CORTEX_DAEMON"] = "0"
@@ -92,14 +136,13 @@ class Cli:
         prefix = ["--home", str(self.home)] if home else []
         proc = subprocess.run(
             [sys.executable, "-m", "cortex_tui", *prefix, *args],
-            input=stdin,
+            input=stdin.encode() if stdin is not None else stdin_bytes,
             check=False,
             capture_output=True,
-            text=True,
             env=full_env,
             timeout=300,
         )
-        return CliResult(proc.returncode, proc.stdout, proc.stderr)
+        return CliResult(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
 
 @pytest.fixture

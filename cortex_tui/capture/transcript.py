@@ -6,20 +6,30 @@ typed and what the assistant wrote is worth capturing. The file grows while the 
 runs, so reading resumes at a byte offset and never consumes a half-written last line.
 The Go reference expected string content and silently dropped every assistant message
 (whose content is an array of blocks); both shapes are handled here.
+
+The path comes from the agent's event, so it is read through `untrusted.files`: regular
+files only, and at most `READ_LIMIT` bytes a call (a long backlog is taken over several
+turns; a single line longer than that is skipped). Text is cleaned of lone surrogates
+as it is read, so one odd character cannot stop a session's capture.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from cortex_tui.errors import InvalidInputError
+from cortex_tui.untrusted.files import MIB, next_line_start, read_regular, read_tail
+from cortex_tui.untrusted.text import clean_json_loads, decode_bytes
 
 Role = Literal["user", "assistant"]
+
+READ_LIMIT = 8 * MIB
+"""Bytes of transcript read per call: far above one turn, far below what hurts."""
+TAIL_LIMIT = 1 * MIB
+"""Bytes read from a transcript's end to find its last prompt."""
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 
@@ -50,26 +60,46 @@ class Turn:
     message_id: str | None = None
 
 
-def read_transcript_turns(path: Path | str, start_offset: int = 0) -> tuple[list[Turn], int]:
+def read_transcript_turns(
+    path: Path | str, start_offset: int = 0, *, limit: int = READ_LIMIT
+) -> tuple[list[Turn], int]:
     """Turns in complete lines from `start_offset` on, and the offset to resume from.
 
     An offset past the end of the file means the file was replaced (transcripts only
     grow), so reading starts over. A line without its newline is still being written and
     is left for the next call; malformed lines are skipped. Sidechain (subagent) lines are
-    skipped too: their prompts were written by the main agent, not the person.
+    skipped too: their prompts were written by the main agent, not the person. Raises
+    `InvalidInputError` when the path is not a readable regular file.
     """
-    file = Path(path)
-    try:
-        with file.open("rb") as handle:
-            size = handle.seek(0, 2)
-            start = start_offset if 0 <= start_offset <= size else 0
-            handle.seek(start)
-            data = handle.read()
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read transcript {file}: {exc.strerror or exc}") from None
-    complete = data[: data.rfind(b"\n") + 1]
+    chunk = read_regular(path, limit=limit, start=start_offset, what="transcript")
+    if start_offset > chunk.size:
+        chunk = read_regular(path, limit=limit, what="transcript")
+    complete = chunk.data[: chunk.data.rfind(b"\n") + 1]
+    if not complete and not chunk.reaches_end:
+        # One line longer than the limit: no turn worth capturing is that long.
+        return [], next_line_start(path, chunk.end, what="transcript") or chunk.start
+    return _turns_of(complete.splitlines()), chunk.start + len(complete)
+
+
+def last_user_text(path: Path | str) -> str:
+    """The last thing the person typed, from the transcript's final `TAIL_LIMIT` bytes."""
+    chunk = read_tail(path, limit=TAIL_LIMIT, what="transcript")
+    lines = chunk.data.splitlines()
+    if chunk.start > 0:
+        lines = lines[1:]  # the first line is cut
+    users = [turn.text for turn in _turns_of(lines) if turn.role == "user"]
+    return users[-1] if users else ""
+
+
+def conversation_text(turns: list[Turn]) -> str:
+    """`User: …` / `Assistant: …` blocks separated by blank lines, for extraction."""
+    labels = {"user": "User", "assistant": "Assistant"}
+    return "\n\n".join(f"{labels[turn.role]}: {turn.text}" for turn in turns)
+
+
+def _turns_of(lines: list[bytes]) -> list[Turn]:
     turns: list[Turn] = []
-    for raw in complete.splitlines():
+    for raw in lines:
         turn = _turn_of(raw)
         if turn is None:
             continue
@@ -78,13 +108,7 @@ def read_transcript_turns(path: Path | str, start_offset: int = 0) -> tuple[list
             turns[-1] = _merge(previous, turn)
         else:
             turns.append(turn)
-    return turns, start + len(complete)
-
-
-def conversation_text(turns: list[Turn]) -> str:
-    """`User: …` / `Assistant: …` blocks separated by blank lines, for extraction."""
-    labels = {"user": "User", "assistant": "Assistant"}
-    return "\n\n".join(f"{labels[turn.role]}: {turn.text}" for turn in turns)
+    return turns
 
 
 def _merge(first: Turn, second: Turn) -> Turn:
@@ -96,8 +120,8 @@ def _merge(first: Turn, second: Turn) -> Turn:
 
 def _turn_of(raw: bytes) -> Turn | None:
     try:
-        line = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        line = clean_json_loads(decode_bytes(raw))
+    except (ValueError, RecursionError):
         return None
     if not isinstance(line, dict):
         return None

@@ -49,11 +49,16 @@ def cmd_capture(ctx: CommandContext) -> int:
 
 
 def _transcript_text(path: Path) -> str:
-    from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
+    from cortex_tui.capture.transcript import Turn, conversation_text, read_transcript_turns
 
-    if not path.is_file():
-        raise InvalidInputError(f"{path} is not a file; give a Claude Code transcript (.jsonl)")
-    turns, _ = read_transcript_turns(path)
+    turns: list[Turn] = []
+    offset = 0
+    while True:  # a bounded piece at a time, to the end of the file
+        more, next_offset = read_transcript_turns(path, offset)
+        turns += more
+        if next_offset == offset:
+            break
+        offset = next_offset
     if not turns:
         raise InvalidInputError(f"{path} holds no user or assistant messages")
     return conversation_text(turns)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 from cortex_tui.config import Settings, load_settings
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.untrusted.text import decode_bytes
 
 
 class CommandContext:
@@ -99,4 +100,6 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def read_text_arg(value: str) -> str:
-    return sys.stdin.read() if value == "-" else value
+    """The argument, or standard input for "-" (invalid UTF-8 there becomes U+FFFD, as
+    it does in arguments: see `run`)."""
+    return decode_bytes(sys.stdin.buffer.read()) if value == "-" else value

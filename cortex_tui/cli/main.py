@@ -18,6 +18,7 @@ from cortex_tui.cli import store_commands as st
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.cli.parser import build_parser
 from cortex_tui.errors import CortexError
+from cortex_tui.untrusted.text import clean_text
 
 Handler = Callable[[CommandContext], int]
 
@@ -52,7 +53,9 @@ INTERNAL_ERROR = 70
 
 def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Python hands over invalid UTF-8 in arguments as lone surrogates, which nothing can
+    # store: they become U+FFFD here, once, like every other edge's text.
+    args = parser.parse_args([clean_text(arg) for arg in (sys.argv[1:] if argv is None else argv)])
     if args.command is None:
         parser.print_help()
         return 0

@@ -12,6 +12,10 @@ from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.cli.progress import terminal_progress
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.untrusted.files import MIB, read_whole
+
+IMPORT_LIMIT = 1024 * MIB
+"""Largest export `import` takes in one go (100k memories export to about 60 MB)."""
 
 
 def cmd_stats(ctx: CommandContext) -> int:
@@ -33,9 +37,15 @@ def cmd_export(ctx: CommandContext) -> int:
         for line in ctx.engine.export():
             sys.stdout.write(line + "\n")
         return 0
-    target = Path(output)
+    target = _export_target(Path(output))
     # Write to a temporary file and rename: a crash never leaves a truncated backup.
-    fd, tmp_name = tempfile.mkstemp(prefix=".cortex-export-", dir=target.parent or Path("."))
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=".cortex-export-", dir=target.parent)
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot write in {target.parent}: {exc.strerror or exc}; choose a folder you can "
+            "write to"
+        ) from None
     count = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -54,20 +64,39 @@ def cmd_export(ctx: CommandContext) -> int:
     return 0
 
 
+def _export_target(target: Path) -> Path:
+    """`target` when an export can be written there; else a one-line error with the fix."""
+    if target.is_dir():
+        raise InvalidInputError(
+            f"{target} is a folder; give a file name, e.g. {target}/memories.jsonl"
+        )
+    if not target.parent.is_dir():
+        raise InvalidInputError(
+            f"folder {target.parent} does not exist; create it (mkdir -p {target.parent}) "
+            "or give a path in an existing folder"
+        )
+    return target
+
+
 def cmd_import(ctx: CommandContext) -> int:
     source = ctx.args.file
     if source == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise InvalidInputError(f"{path} is not a file; give the JSONL file an export wrote")
-        try:
-            lines = path.read_text(encoding="utf-8-sig").splitlines()
-        except UnicodeDecodeError as exc:
+        data = sys.stdin.buffer.read(IMPORT_LIMIT + 1)
+        if len(data) > IMPORT_LIMIT:
             raise InvalidInputError(
-                f"{path} is not UTF-8 text (byte {exc.start}); give the JSONL an export wrote"
-            ) from None
+                f"standard input is over the {IMPORT_LIMIT // MIB} MB import limit; "
+                "split the export into smaller files"
+            )
+    else:
+        data = read_whole(
+            source, limit=IMPORT_LIMIT, what="import file", fix="split it into smaller files"
+        )
+    try:
+        lines = data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{source} is not UTF-8 text (byte {exc.start}); give the JSONL an export wrote"
+        ) from None
     report = ctx.engine.import_lines(lines, skip_invalid=ctx.args.skip_invalid)
     text = (
         f"imported {report.memories} memories, {report.entities} entities, "

@@ -8,6 +8,11 @@ one remaining window is a crash between a candidate's write and its record: that
 candidate is written again and folds into itself as a reinforcement.
 A file lock serialises hook processes and the service. Standard library only: the hook
 imports it on every turn.
+
+The files are read as damage can leave them (power loss, a full disk): line by line, so
+a line that does not parse (cut mid-write, a multi-byte character torn in half, not a
+record) is moved to `quarantine/<file>` with a log line and never blocks the lines after
+it; and every append starts on a fresh line, so a torn tail cannot swallow the next turn.
 """
 
 from __future__ import annotations
@@ -15,15 +20,21 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.untrusted.text import clean_json_loads
+
 ENTRIES = "turns.jsonl"
 DONE = "done.txt"
 PROGRESS = "progress.jsonl"
+QUARANTINE = "quarantine"
+
+Record = dict[str, Any]
 
 
 def turn_key(session_id: str | None, text: str) -> str:
@@ -31,8 +42,9 @@ def turn_key(session_id: str | None, text: str) -> str:
 
 
 class Spool:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, log: logging.Logger) -> None:
         self.folder = folder
+        self.log = log
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -54,6 +66,13 @@ class Spool:
                 return False
             _append_line(self.folder / ENTRIES, json.dumps(entry, ensure_ascii=False))
             return True
+
+    def quarantined(self) -> int:
+        """Lines moved aside so far (all files): what `status` and tests report."""
+        folder = self.folder / QUARANTINE
+        if not folder.is_dir():
+            return 0
+        return sum(len(f.read_bytes().splitlines()) for f in folder.iterdir() if f.is_file())
 
     def pending(self) -> list[dict[str, Any]]:
         with self._locked():
@@ -78,14 +97,58 @@ class Spool:
 
     def _progress_of(self, key: str) -> list[dict[str, Any]]:
         with self._locked():
-            return [r for r in _read_records(self.folder / PROGRESS) if r["key"] == key]
+            return [r for r in self._records(PROGRESS, _is_progress) if r["key"] == key]
 
-    def _entries(self) -> list[dict[str, Any]]:
-        return _read_records(self.folder / ENTRIES)
+    def _entries(self) -> list[Record]:
+        return self._records(ENTRIES, _is_entry)
 
     def _done(self) -> set[str]:
+        """Keys marked done; a torn key is just a string no entry has."""
         path = self.folder / DONE
-        return set(path.read_text(encoding="utf-8").split()) if path.exists() else set()
+        if not path.exists():
+            return set()
+        return set(path.read_bytes().decode("ascii", errors="replace").split())
+
+    def _records(self, name: str, valid: Callable[[Record], bool]) -> list[Record]:
+        """The file's valid records; any other line is quarantined (under the lock)."""
+        path = self.folder / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return []
+        records: list[Record] = []
+        kept: list[bytes] = []
+        bad: list[bytes] = []
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            record = _parse(line)
+            if record is not None and valid(record):
+                records.append(record)
+                kept.append(line)
+            else:
+                bad.append(line)
+        if bad:
+            self._quarantine(name, bad, kept)
+        return records
+
+    def _quarantine(self, name: str, bad: list[bytes], kept: list[bytes]) -> None:
+        """Append `bad` to quarantine/<name> first, then rewrite the file with `kept`: a
+        crash in between leaves a line in both places, never in neither."""
+        folder = self.folder / QUARANTINE
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / name).open("ab") as handle:
+            handle.write(b"".join(line + b"\n" for line in bad))
+            handle.flush()
+            os.fsync(handle.fileno())
+        _replace_lines(self.folder / name, kept)
+        self.log.warning(
+            "spool: moved %d unreadable line(s) of %s to %s/%s (a write cut short?)",
+            len(bad),
+            name,
+            QUARANTINE,
+            name,
+        )
 
 
 class TurnProgress:
@@ -115,25 +178,41 @@ class TurnProgress:
         self._written.add(index)
 
 
-def _read_records(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by a crash mid-write: it was never acknowledged
-        if isinstance(record, dict) and isinstance(record.get("key"), str):
-            records.append(record)
-    return records
+def _parse(line: bytes) -> Record | None:
+    try:
+        record = clean_json_loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None  # UnicodeDecodeError is a ValueError: a torn multi-byte character
+    return record if isinstance(record, dict) and isinstance(record.get("key"), str) else None
+
+
+def _is_entry(record: Record) -> bool:
+    return isinstance(record.get("text"), str)
+
+
+def _is_progress(record: Record) -> bool:
+    return isinstance(record.get("candidates"), list) or isinstance(record.get("written"), int)
 
 
 def _append_line(path: Path, line: str) -> None:
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(line + "\n")
+    """Append `line` on a line of its own, even after a tail a crash left unfinished."""
+    with path.open("a+b") as handle:
+        if handle.seek(0, os.SEEK_END) > 0:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+        handle.write(line.encode("utf-8") + b"\n")
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _replace_lines(path: Path, lines: list[bytes]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as handle:
+        handle.write(b"".join(line + b"\n" for line in lines))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
 
 
 class Offsets:

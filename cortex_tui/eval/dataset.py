@@ -16,6 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.eval.locomo import is_locomo, locomo_datasets
 from cortex_tui.models import MemoryType, Scope, UtcDatetime
+from cortex_tui.untrusted.files import MIB, read_whole
+
+DATASET_LIMIT = 256 * MIB
+"""Largest dataset file read (LoCoMo's ten conversations are 2.8 MB)."""
 
 
 class DatasetMemory(BaseModel):
@@ -147,8 +151,11 @@ def _pick(datasets: list[Dataset], only: Sequence[str]) -> list[Dataset]:
 
 
 def _load_file(path: Path) -> list[Dataset]:
+    data = read_whole(
+        path, limit=DATASET_LIMIT, what="dataset", fix="split it into several dataset files"
+    )
     try:
-        text = path.read_text(encoding="utf-8-sig")  # tolerate a byte-order mark
+        text = data.decode("utf-8-sig")  # tolerate a byte-order mark
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"{path} is not UTF-8 text (byte {exc.start})") from None
     if path.suffix == ".jsonl":

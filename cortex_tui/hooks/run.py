@@ -15,7 +15,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
@@ -23,6 +23,15 @@ from cortex_tui.hooks.quick_settings import daemon_on, hook_timeout
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
 from cortex_tui.integrations.turns import capture_turn, drain_spool, plan_pre, spool_turn
+from cortex_tui.untrusted.text import decode_bytes
+
+INPUT_LIMIT = 16 * 1024 * 1024
+"""Bytes of stdin a hook reads at most: agents send a few KB; more is not an event."""
+
+
+class HookInputTooLarge(Exception):
+    pass
+
 
 if TYPE_CHECKING:
     from cortex_tui.engine.local import LocalEngine
@@ -33,7 +42,7 @@ class HookTimeout(Exception):
 
 
 def run_hook(
-    kind: str, stdin: TextIO, stdout: TextIO, *, strict: bool = False, text_format: bool = False
+    kind: str, stdin: BinaryIO, stdout: TextIO, *, strict: bool = False, text_format: bool = False
 ) -> int:
     from cortex_tui.paths import default_home
 
@@ -44,15 +53,16 @@ def run_hook(
     # to the agent's stderr.
     warnings.showwarning = lambda message, *_: log.warning("%s", message)
     via = "service" if daemon_on(home) else "in-process"
-    try:
-        raw = stdin.read()
-        cap = hook_timeout(home, kind)
-        deadline = time.monotonic() + cap
-        work: Callable[[], str]
+    cap = hook_timeout(home, kind)
+    deadline = time.monotonic() + cap
+
+    def work() -> str:
+        raw = _read_input(stdin)
         if via == "service":
-            work = lambda: _via_service(kind, raw, home, text_format, deadline, log)  # noqa: E731
-        else:
-            work = lambda: _in_process(kind, raw, home, text_format, log)  # noqa: E731
+            return _via_service(kind, raw, home, text_format, deadline, log)
+        return _in_process(kind, raw, home, text_format, log)
+
+    try:
         output = _within(cap, work)
     except Exception as exc:
         if strict:
@@ -77,6 +87,15 @@ def run_hook(
         len(output),
     )
     return 0
+
+
+def _read_input(stdin: BinaryIO) -> str:
+    """The event as text: bounded (a stream that never ends is not an event), and valid
+    Unicode whatever the agent sent (invalid UTF-8 becomes U+FFFD)."""
+    data = stdin.read(INPUT_LIMIT + 1)
+    if len(data) > INPUT_LIMIT:
+        raise HookInputTooLarge(f"input over {INPUT_LIMIT // (1024 * 1024)} MB: not an event")
+    return decode_bytes(data)
 
 
 def _within(seconds: float, work: Callable[[], str]) -> str:
@@ -141,7 +160,7 @@ def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging
     settings = load_settings()
     event = parse_event(raw)
     if kind == "pre":
-        plan = plan_pre(event, settings.hooks)
+        plan = plan_pre(event, settings.hooks, log)
         if plan is None:
             return ""
         from cortex_tui.recall.request import RecallRequest
@@ -192,9 +211,15 @@ def hook_main(argv: list[str]) -> int:
         os._exit(0)  # argparse exits 2 on a bad argument: exit 2 would block the agent
     if args.home:
         os.environ["CORTEX_HOME"] = args.home
+    # Agents read hook output as UTF-8 whatever the locale says.
+    sys.stdout.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
     try:
         code = run_hook(
-            args.hook, sys.stdin, sys.stdout, strict=args.strict, text_format=args.format == "text"
+            args.hook,
+            sys.stdin.buffer,
+            sys.stdout,
+            strict=args.strict,
+            text_format=args.format == "text",
         )
     except Exception:
         if args.strict:

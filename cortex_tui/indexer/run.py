@@ -32,6 +32,7 @@ from cortex_tui.indexer.sources import (
 )
 from cortex_tui.models import Memory, MemoryDraft, MemoryStatus
 from cortex_tui.store.base import MemoryFilter
+from cortex_tui.untrusted.files import MIB, read_whole
 
 if TYPE_CHECKING:
     from cortex_tui.engine.local import LocalEngine
@@ -46,6 +47,8 @@ SUMMARY_SLUG = "summary"
 # The summarizer sees the start of a long document: enough for what it is about.
 SUMMARY_INPUT_CHARS = 12_000
 WRITE_BATCH = 256
+FILE_LIMIT = 16 * MIB
+"""Largest markdown file indexed: notes are KBs; a file this big is generated output."""
 
 
 class IndexReport(BaseModel):
@@ -162,9 +165,11 @@ class _Run:
 
     def index_file(self, file: Path, key: str) -> None:
         try:
-            data = file.read_bytes()
-        except OSError as exc:
-            self.report.skipped.append(f"{key}: {exc.strerror or exc}")
+            data = read_whole(
+                file, limit=FILE_LIMIT, what="markdown file", fix="split it to index it"
+            )
+        except InvalidInputError as exc:
+            self.report.skipped.append(str(exc))
             return
         sha = content_hash(data)
         old = self.tracked.pop(key, _Tracked())

@@ -18,9 +18,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from cortex_tui.errors import InvalidInputError
+from cortex_tui.untrusted.files import MIB, read_whole
+
 Scope = Literal["user", "project", "local"]
 Action = Literal["added", "updated", "removed"]
 JsonObject = dict[str, Any]
+
+SETTINGS_LIMIT = 16 * MIB
+"""Larger than any settings file a person writes; a bigger one is not a settings file."""
 
 PROGRAM_NAMES = ("cortex-tui", "cortex_tui")
 """A command naming either spelling (`cortex-tui`, `python -m cortex_tui`) can be ours."""
@@ -98,29 +104,32 @@ def our_kind(command: str) -> str | None:
 
 def load_settings_file(path: Path) -> JsonObject:
     """The file's JSON object; a missing or blank file is an empty one."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        data = read_whole(path, limit=SETTINGS_LIMIT, what="settings file", fix="check the path")
+        text = data.decode("utf-8-sig")
+    except InvalidInputError as exc:
+        raise SettingsFileError(str(exc)) from None
+    except UnicodeDecodeError as exc:
         raise SettingsFileError(
-            f"cannot read {path}: {exc}; fix its permissions or encoding (UTF-8) and retry"
+            f"cannot read {path}: {exc}; fix its encoding (UTF-8) and retry"
         ) from None
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        settings = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SettingsFileError(
             f"{path} is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
             "fix or remove it, then retry"
         ) from None
-    if not isinstance(data, dict):
+    if not isinstance(settings, dict):
         raise SettingsFileError(
-            f"{path} holds a JSON {type(data).__name__}, not an object; "
+            f"{path} holds a JSON {type(settings).__name__}, not an object; "
             "fix or remove it, then retry"
         )
-    return data
+    return settings
 
 
 def install(settings: JsonObject, executable: str, path: Path) -> tuple[JsonObject, list[Change]]:

@@ -1,14 +1,17 @@
 """What the agent sent on stdin, parsed defensively into one shape.
 
 Claude Code sends JSON with `hook_event_name`; OpenClaw events carry `prompt` /
-`messages` without it; anything that is not a JSON object is plain text.
+`messages` without it; anything that is not a JSON object is plain text. Every string
+comes out valid Unicode (a lone surrogate escape becomes U+FFFD), so nothing later
+fails on encoding it.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from cortex_tui.untrusted.text import clean_json_loads, clean_text
 
 Caller = Literal["claude", "openclaw", "plain"]
 
@@ -29,13 +32,15 @@ class HookEvent:
 
 
 def parse_event(raw: str) -> HookEvent:
-    text = raw.strip()
+    text = clean_text(raw.strip())
     if not text.startswith("{"):
         return HookEvent(caller="plain", prompt=text)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        data = clean_json_loads(text)
+    except ValueError:
         return HookEvent(caller="plain", prompt=text)
+    except RecursionError:
+        return HookEvent(caller="plain")  # nested past the parser's depth: not an event
     if not isinstance(data, dict):
         return HookEvent(caller="plain", prompt=text)
     name = _str(data.get("hook_event_name") or data.get("hookEventName"))

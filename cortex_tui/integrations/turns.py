@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from cortex_tui.engine.spool import Offsets, Spool, TurnProgress, turn_key
+from cortex_tui.errors import InvalidInputError
 from cortex_tui.integrations.events import HookEvent, message_text
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
 from cortex_tui.integrations.project import project_for, safe_name
@@ -45,7 +46,7 @@ class PrePlan:
         return (self.session, self.project or "", normalised)
 
 
-def plan_pre(event: HookEvent, hooks: HooksConfig) -> PrePlan | None:
+def plan_pre(event: HookEvent, hooks: HooksConfig, log: logging.Logger) -> PrePlan | None:
     """None when this event gets no context: another Claude event, a SessionStart that is
     not a compact/resume, a prompt too short, or one already carrying our block."""
     if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
@@ -54,7 +55,7 @@ def plan_pre(event: HookEvent, hooks: HooksConfig) -> PrePlan | None:
     if event.caller == "claude" and event.event == "SessionStart":
         if event.source not in ("compact", "resume"):
             return None
-        prompt = last_user_prompt(event.transcript_path)
+        prompt = last_user_prompt(event.transcript_path, log)
     if len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
         return None
     return PrePlan(
@@ -65,14 +66,18 @@ def plan_pre(event: HookEvent, hooks: HooksConfig) -> PrePlan | None:
     )
 
 
-def last_user_prompt(transcript_path: str | None) -> str:
+def last_user_prompt(transcript_path: str | None, log: logging.Logger) -> str:
+    """The session's last prompt, or "" when the transcript cannot be read (a path that
+    is not a regular file gets no context, never a hung or exhausted worker)."""
     if not transcript_path:
         return ""
-    from cortex_tui.capture.transcript import read_transcript_turns
+    from cortex_tui.capture.transcript import last_user_text
 
-    turns, _ = read_transcript_turns(transcript_path)
-    users = [t.text for t in turns if t.role == "user"]
-    return users[-1] if users else ""
+    try:
+        return last_user_text(transcript_path)
+    except InvalidInputError as exc:
+        log.info("no prompt from the transcript: %s", exc)
+        return ""
 
 
 def spool_turn(event: HookEvent, home: Path, log: logging.Logger) -> Spool | None:
@@ -80,9 +85,9 @@ def spool_turn(event: HookEvent, home: Path, log: logging.Logger) -> Spool | Non
     transcript offset; None when the event is not one to capture."""
     if event.caller == "claude" and (event.stop_hook_active or event.agent_id):
         return None
-    spool = Spool(home / "spool")
+    spool = Spool(home / "spool", log)
     session = safe_name(event.session_id)
-    text, new_offset = _turn_text(event, home, session)
+    text, new_offset = _turn_text(event, home, session, log)
     if text.strip():
         key = turn_key(event.session_id, text)
         entry = {
@@ -104,13 +109,28 @@ CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
 
 def drain_spool(spool: Spool, capture: CaptureTurn, log: logging.Logger) -> int:
     """Capture every pending turn, oldest first, resuming a turn a crash interrupted;
-    `capture` returns a one-line summary for the log. Returns how many were captured."""
+    `capture` returns a one-line summary for the log. Returns how many were captured.
+
+    A turn whose capture fails stays spooled and the later ones are still captured (one
+    bad turn must not hold the others back); the first failure is raised at the end so
+    the caller retries.
+    """
     captured = 0
+    failure: Exception | None = None
     for item in spool.pending():
-        summary = capture(item, spool.progress(item["key"]))
+        try:
+            summary = capture(item, spool.progress(item["key"]))
+        except Exception as exc:
+            log.warning(
+                "turn %s not captured yet: %s: %s", item["key"][:8], type(exc).__name__, exc
+            )
+            failure = failure or exc
+            continue
         spool.mark_done(item["key"])
         captured += 1
         log.info("captured turn %s: %s", item["key"][:8], summary)
+    if failure is not None:
+        raise failure
     return captured
 
 
@@ -138,17 +158,23 @@ def capture_turn(engine: Captures, item: dict[str, Any], progress: TurnProgress)
     return "; ".join(o.describe()[:80] for o in report.outcomes) or "nothing durable"
 
 
-def _turn_text(event: HookEvent, home: Path, session: str) -> tuple[str, int | None]:
+def _turn_text(
+    event: HookEvent, home: Path, session: str, log: logging.Logger
+) -> tuple[str, int | None]:
     """The part of the conversation not captured yet, and the transcript offset after it."""
     if event.caller == "plain":
         return event.prompt, None
     if event.caller == "openclaw":
         return _last_openclaw_turn(event), None
-    if event.transcript_path and Path(event.transcript_path).is_file():
+    if event.transcript_path:
         from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
 
         offsets = Offsets(home / "spool" / "offsets")
-        turns, offset = read_transcript_turns(event.transcript_path, offsets.get(session))
+        try:
+            turns, offset = read_transcript_turns(event.transcript_path, offsets.get(session))
+        except InvalidInputError as exc:
+            log.info("transcript not read: %s", exc)
+            turns, offset = [], None
         if turns:
             return conversation_text(turns), offset
         if event.last_assistant_message:

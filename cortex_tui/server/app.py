@@ -41,6 +41,7 @@ from cortex_tui.models import (
 )
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.service import Service
+from cortex_tui.server.text_guard import TextGuard
 from cortex_tui.store.base import JournalEntry, MemoryFilter
 
 log = logging.getLogger("cortex_tui.server")
@@ -131,6 +132,7 @@ def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
     """The API around `service`. With `api_key`, a request arriving over TCP must carry
     `Authorization: Bearer KEY` (the Unix socket is protected by its file mode)."""
     app = FastAPI(title="cortex-tui", version="1", docs_url=None, redoc_url=None)
+    app.add_middleware(TextGuard)
 
     @app.middleware("http")
     async def bookkeeping(
@@ -179,7 +181,7 @@ def _service_routes(app: FastAPI, service: Service) -> None:
     @app.post("/v1/hook/pre")
     def hook_pre(body: HookBody) -> HookAnswer:
         event = parse_event(body.event)
-        plan = plan_pre(event, service.settings.hooks)
+        plan = plan_pre(event, service.settings.hooks, log)
         if plan is None:
             return HookAnswer(output="")
         return HookAnswer(output=render(event, service.hook_context(plan), body.text_format))

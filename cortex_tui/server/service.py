@@ -147,10 +147,10 @@ class Service:
             self._drainer.join()
 
     def spool_pending(self) -> int:
-        return len(Spool(self.home / "spool").pending())
+        return len(Spool(self.home / "spool", log).pending())
 
     def _drain_loop(self) -> None:
-        spool = Spool(self.home / "spool")
+        spool = Spool(self.home / "spool", log)
         while not self._stopping.is_set():
             self._drain_wanted.wait()
             self._drain_wanted.clear()
@@ -180,10 +180,11 @@ class Service:
             "idle_s": round(self.idle_for(), 1),
             "idle_timeout_s": self.settings.service.idle_timeout,
             "spool_pending": self.spool_pending(),
+            "spool_quarantined": Spool(self.home / "spool", log).quarantined(),
             "captured": self.captured,
             "context_cache": {"hits": self._cache.hits, "misses": self._cache.misses},
         }
 
 
-class _Stopping(Exception):
+class _Stopping(BaseException):
     """Raised inside the drain loop at shutdown: the remaining turns stay spooled."""

@@ -220,7 +220,7 @@ def test_empty_file(tmp_path: Path) -> None:
 
 
 def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="cannot read transcript"):
+    with pytest.raises(InvalidInputError, match=r"transcript .* does not exist"):
         read_transcript_turns(tmp_path / "missing.jsonl")
 
 
@@ -233,3 +233,56 @@ def test_conversation_text() -> None:
         "User: We deploy on Tuesdays.\n\nAssistant: Noted.\nI will remember."
     )
     assert conversation_text([]) == ""
+
+
+def test_a_backlog_over_the_limit_is_read_in_pieces_with_nothing_lost_or_repeated(
+    tmp_path: Path,
+) -> None:
+    lines = [user(f"u{i}", f"Fact number {i} is worth keeping.") for i in range(200)]
+    path = write(tmp_path / "t.jsonl", lines)
+    seen: list[str] = []
+    offset, calls = 0, 0
+    while True:
+        turns, next_offset = read_transcript_turns(path, offset, limit=1000)
+        seen += [t.text for t in turns]
+        calls += 1
+        if next_offset == offset:
+            break
+        offset = next_offset
+    assert seen == [f"Fact number {i} is worth keeping." for i in range(200)]
+    assert calls > 10 and offset == path.stat().st_size
+
+
+def test_a_line_longer_than_the_limit_is_skipped_not_stuck_on(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "t.jsonl",
+        [user("u1", "x" * 5000), user("u2", "After the giant line.")],
+    )
+    turns, offset = read_transcript_turns(path, 0, limit=1000)
+    assert turns == [] and 5000 < offset < path.stat().st_size
+    turns, offset = read_transcript_turns(path, offset, limit=1000)
+    assert [t.text for t in turns] == ["After the giant line."]
+
+
+def test_odd_text_in_a_line_is_cleaned_not_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        json.dumps(user("u1", "bucket photos-\ud800-eu")).encode()
+        + b"\n"
+        + json.dumps(user("u2", "café")).encode().replace(b"caf\\u00e9", b"caf\xff")
+        + b"\n"
+    )
+    turns, _ = read_transcript_turns(path)
+    assert [t.text for t in turns] == ["bucket photos-\ufffd-eu", "caf\ufffd"]
+
+
+def test_last_user_text_reads_only_the_tail(tmp_path: Path) -> None:
+    from cortex_tui.capture.transcript import last_user_text
+
+    filler = [assistant(f"a{i}", f"m{i}", text("y" * 1000)) for i in range(1500)]  # ~1.6 MB
+    path = write(
+        tmp_path / "t.jsonl", [user("u0", "Early prompt."), *filler, user("u9", "Last prompt.")]
+    )
+    assert last_user_text(path) == "Last prompt."
+    path = write(tmp_path / "old.jsonl", [user("u0", "Early prompt."), *filler])
+    assert last_user_text(path) == ""  # only beyond the tail: not searched for

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tests.conftest import Cli
@@ -227,3 +228,34 @@ def test_optimize_keeps_every_memory_recallable(cli: Cli) -> None:
     after = json.loads(cli(*query).out)["results"]
     assert len(before) == 5
     assert [x["memory"]["id"] for x in after] == [x["memory"]["id"] for x in before]
+
+
+def test_paths_that_cannot_work_get_one_line_naming_the_fix(cli: Cli, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    cases = [
+        (("export", "-o", str(tmp_path / "missing" / "out.jsonl")), "does not exist; create it"),
+        (("export", "-o", str(tmp_path)), "is a folder; give a file name"),
+        (("import", str(fifo)), "is a named pipe, not a regular file"),
+        (("import", "/dev/zero"), "is a character device, not a regular file"),
+        (("capture", "--transcript", str(fifo)), "is a named pipe, not a regular file"),
+        (("eval", str(fifo)), "is a named pipe, not a regular file"),
+    ]
+    for args, message in cases:
+        r = cli(*args)
+        assert (r.code, r.out) == (2, ""), args
+        assert message in r.err and r.err.count("\n") == 1, (args, r.err)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_invalid_utf8_in_arguments_and_stdin_is_stored_as_replacement_characters(
+    cli: Cli,
+) -> None:
+    # What Python makes of the bytes b"caf\xff" on a command line: a lone surrogate.
+    argument = os.fsdecode(b"the build cache lives in /srv/caf\xff")
+    r = cli("remember", argument, "--json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["memory"]["content"] == "the build cache lives in /srv/caf\ufffd"
+    r = cli("remember", "-", "--json", stdin_bytes=b"the deploy key sits in vault/k\xfe\xff")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["memory"]["content"] == "the deploy key sits in vault/k\ufffd\ufffd"

@@ -4,6 +4,7 @@ stdout in the caller's documented shape, always exit 0."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -190,7 +191,7 @@ def test_claude_stop_captures_the_new_part_once(home: Path, tmp_path: Path) -> N
     log_before = (home / "logs" / "hooks.log").read_text().count("spooled turn")
     hook(home, "post", json.dumps(stop))  # nothing new in the transcript
     assert (home / "logs" / "hooks.log").read_text().count("spooled turn") == log_before
-    assert Spool(home / "spool").pending() == []
+    assert Spool(home / "spool", logging.getLogger("test")).pending() == []
 
 
 def test_stop_hook_active_and_subagents_return_at_once(home: Path) -> None:
@@ -231,7 +232,7 @@ def test_openclaw_agent_end_is_captured(home: Path) -> None:
 
 
 def test_spooled_turn_left_by_a_crash_is_replayed_once(home: Path) -> None:
-    spool = Spool(home / "spool")
+    spool = Spool(home / "spool", logging.getLogger("test"))
     text = "User: Remember that the billing export runs at 03:00 UTC every night."
     key = turn_key("crashed", text)
     assert spool.append({"key": key, "text": text, "project": None, "session_id": "crashed"})

@@ -272,7 +272,13 @@ def test_a_command_that_does_not_name_cortex_tui_is_refused(cli: Cli, tmp_path: 
 
 def test_hook_pre_still_runs_the_hook(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
-    env.update({"CORTEX_HOME": str(tmp_path / "home"), "CORTEX_EMBEDDER__KIND": "hashing"})
+    env.update(
+        {
+            "CORTEX_HOME": str(tmp_path / "home"),
+            "CORTEX_EMBEDDER__KIND": "hashing",
+            "CORTEX_DAEMON": "0",  # in-process: no service left behind
+        }
+    )
 
     proc = subprocess.run(
         [sys.executable, "-m", "cortex_tui", "hook", "pre"],

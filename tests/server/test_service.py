@@ -4,6 +4,7 @@ real hook entry point and CLI in subprocesses, the real embedded store."""
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import stat
 import subprocess
@@ -105,7 +106,7 @@ def test_post_hook_spools_and_the_service_captures(
 
 def test_spool_replayed_on_start_resumes_an_interrupted_turn(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    spool = Spool(home / "spool")
+    spool = Spool(home / "spool", logging.getLogger("test"))
     text = "Assistant: The release branch is cut every Monday."
     key = turn_key("s-1", text)
     spool.append({"key": key, "text": text, "project": None, "session_id": "s-1", "at": 0})
@@ -216,3 +217,26 @@ def test_bad_requests_get_a_clear_answer(service_home: Path, body: str) -> None:
             "/v1/hook/pre", content=body, headers={"Content-Type": "application/json"}
         )
     assert response.status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "problem"),
+    [
+        ("/v1/remember", b'{"content": "caf\xff deploy"}', "not UTF-8 (invalid byte at offset 16)"),
+        ("/v1/remember", b'{"content": "caf\\ud800 deploy"}', "lone UTF-16 surrogate"),
+        ("/v1/recall", b'{"query": "x\\udfff"}', "lone UTF-16 surrogate"),
+        ("/v1/hook/pre", b'{"event": "\xc3"}', "not UTF-8"),
+    ],
+)
+def test_text_that_is_not_unicode_gets_a_400_not_a_500(
+    service_home: Path, route: str, body: bytes, problem: str
+) -> None:
+    transport = httpx.HTTPTransport(uds=str(service_home / "cortex.sock"))
+    with httpx.Client(transport=transport, base_url="http://cortex") as client:
+        response = client.post(route, content=body, headers={"Content-Type": "application/json"})
+        # An escaped backslash before "ud800" is ordinary text, not a surrogate.
+        fine = client.post("/v1/remember", json={"content": "a literal \\ud800 in docs"})
+    assert response.status_code == 400
+    assert response.json()["error"] == "InvalidInputError"
+    assert problem in response.json()["message"]
+    assert fine.status_code == 200

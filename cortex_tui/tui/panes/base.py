@@ -13,6 +13,7 @@ from typing import ClassVar, TypeVar
 
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import Worker, get_current_worker
 
@@ -20,6 +21,15 @@ from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import CortexError
 
 T = TypeVar("T")
+W = TypeVar("W", bound=Widget)
+
+
+def titled(widget: W, title: str) -> W:
+    """`widget` with its border title set as it is composed. Set in `on_mount` by
+    looking the child up instead, it raced an app that exits while panes still mount
+    (a failed demo opening): the child could already be gone."""
+    widget.border_title = title
+    return widget
 
 
 class OpenHistory(Message):

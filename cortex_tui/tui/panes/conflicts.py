@@ -27,7 +27,7 @@ from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory
 from cortex_tui.store.base import JournalEntry
 from cortex_tui.tui.formatting import age, one_line
-from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged
+from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged, titled
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.text_edit import EditTextModal
 
@@ -120,12 +120,8 @@ class ConflictsPane(Pane):
     def compose(self) -> ComposeResult:
         yield Static(id="conflicts-summary")
         with Horizontal(id="conflicts-body"):
-            yield OptionList(id="conflict-groups")
-            yield OptionList(id="conflict-members")
-
-    def on_mount(self) -> None:
-        self.query_one("#conflict-groups").border_title = "Groups"
-        self.query_one("#conflict-members").border_title = "Members"
+            yield titled(OptionList(id="conflict-groups"), "Groups")
+            yield titled(OptionList(id="conflict-members"), "Members")
 
     # --- data ---------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from cortex_tui.graph.views import EntityMatch, Neighbourhood, NeighbourNode
 from cortex_tui.models import Entity, Memory
 from cortex_tui.store.base import JournalEntry
 from cortex_tui.tui.formatting import age
-from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged
+from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged, titled
 from cortex_tui.tui.widgets.choice import ChoiceModal
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.neighbour_tree import NeighbourTree, TreeItem
@@ -124,16 +124,11 @@ class GraphPane(Pane):
         # takes focus when the pane is shown and the pane's keys work at once.
         with Vertical(id="graph-right"):
             yield Static(id="graph-breadcrumb")
-            yield NeighbourTree(id="graph-tree")
-            yield OptionList(id="graph-memories")
+            yield titled(NeighbourTree(id="graph-tree"), f"Neighbourhood, {HOPS} hops")
+            yield titled(OptionList(id="graph-memories"), "Mentioned in")
         with Vertical(id="graph-left"):
             yield Input(placeholder="/ search entities", id="graph-search", compact=True)
-            yield OptionList(id="graph-matches")
-
-    def on_mount(self) -> None:
-        self.query_one("#graph-matches").border_title = "Entities"
-        self.query_one("#graph-tree").border_title = f"Neighbourhood, {HOPS} hops"
-        self.query_one("#graph-memories").border_title = "Mentioned in"
+            yield titled(OptionList(id="graph-matches"), "Entities")
 
     # --- data ---------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, MemoryStatus
 from cortex_tui.store.base import JournalEntry, MemoryFilter
 from cortex_tui.tui.formatting import ago, one_line
-from cortex_tui.tui.panes.base import Pane, StoreChanged
+from cortex_tui.tui.panes.base import Pane, StoreChanged, titled
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.word_diff import word_diff
 
@@ -139,12 +139,8 @@ class HistoryPane(Pane):
     def compose(self) -> ComposeResult:
         yield Static(id="history-summary")
         with Horizontal(id="history-body"):
-            yield OptionList(id="history-chains")
-            yield OptionList(id="history-versions")
-
-    def on_mount(self) -> None:
-        self.query_one("#history-chains").border_title = "Changed facts"
-        self.query_one("#history-versions").border_title = "Versions, newest first"
+            yield titled(OptionList(id="history-chains"), "Changed facts")
+            yield titled(OptionList(id="history-versions"), "Versions, newest first")
 
     # --- data ---------------------------------------------------------------------------
 

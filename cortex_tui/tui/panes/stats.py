@@ -19,10 +19,16 @@ from textual.widgets import Sparkline, Static
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Stats
 from cortex_tui.tui.bars import bar
-from cortex_tui.tui.panes.base import Pane
+from cortex_tui.tui.panes.base import Pane, titled
 
 TIMELINES: tuple[int, ...] = (30, 90, 365)
 _MAX_BAR = 24
+BOXES = (
+    ("type", "By type"),
+    ("scope", "By scope"),
+    ("project", "By project"),
+    ("entities", "Top entities"),
+)
 
 
 @dataclass(frozen=True)
@@ -126,18 +132,11 @@ class StatsPane(Pane):
         with VerticalScroll(id="stats-body"):
             yield Static(id="stats-summary")
             with Horizontal(id="stats-counts"):
-                for box in ("type", "scope", "project", "entities"):
-                    yield Static(id=f"stats-{box}", classes="stats-box")
-            with Vertical(id="stats-timeline-box"):
+                for box, title in BOXES:
+                    yield titled(Static(id=f"stats-{box}", classes="stats-box"), title)
+            with titled(Vertical(id="stats-timeline-box"), self._timeline_title()):
                 yield Sparkline([], id="stats-sparkline")
                 yield Static(id="stats-timeline-caption")
-
-    def on_mount(self) -> None:
-        self.query_one("#stats-type").border_title = "By type"
-        self.query_one("#stats-scope").border_title = "By scope"
-        self.query_one("#stats-project").border_title = "By project"
-        self.query_one("#stats-entities").border_title = "Top entities"
-        self._title_timeline()
 
     def reload(self) -> None:
         days = self.days
@@ -180,5 +179,7 @@ class StatsPane(Pane):
         self.reload()
 
     def _title_timeline(self) -> None:
-        box = self.query_one("#stats-timeline-box")
-        box.border_title = f"Created per day, last {self.days} days"
+        self.query_one("#stats-timeline-box").border_title = self._timeline_title()
+
+    def _timeline_title(self) -> str:
+        return f"Created per day, last {self.days} days"

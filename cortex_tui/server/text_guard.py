@@ -1,0 +1,88 @@
+"""Request bodies that are not valid Unicode are refused at the door with a 400.
+
+FastAPI would answer invalid UTF-8 with a generic decode error, and a JSON escape of a
+lone surrogate (`"\\ud800"`) parses into a string nothing downstream can encode; deep in
+a route that became a 500 with a traceback. Checked here once, before any route, for
+every body, so each route can trust its text. (The hooks replace such text with U+FFFD
+instead, since a hook must never fail; an API client gets told.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from cortex_tui.untrusted.text import find_lone_surrogate
+
+_WITH_BODY = ("POST", "PUT", "PATCH", "DELETE")
+
+
+class TextGuard:
+    """ASGI middleware: read the body, refuse it or hand it on unchanged."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
+            await self.app(scope, receive, send)
+            return
+        body, disconnected = await _whole_body(receive)
+        if disconnected:
+            return
+        problem = _problem(body)
+        if problem is not None:
+            await _refuse(send, problem)
+            return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if delivered:
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+async def _whole_body(receive: Receive) -> tuple[bytes, bool]:
+    parts: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b"", True
+        parts.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(parts), False
+
+
+def _problem(body: bytes) -> str | None:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"request body is not UTF-8 (invalid byte at offset {exc.start}); send UTF-8 JSON"
+    if find_lone_surrogate(text) is not None:
+        return (
+            "request body holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape); "
+            "send valid Unicode text"
+        )
+    return None
+
+
+async def _refuse(send: Send, message: str) -> None:
+    payload: dict[str, Any] = {"error": "InvalidInputError", "message": message}
+    data = json.dumps(payload).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 400,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
