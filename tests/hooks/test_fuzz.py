@@ -25,7 +25,12 @@ from hypothesis import strategies as st
 
 from cortex_tui.engine import service_link
 from cortex_tui.hooks.run import run_hook
-from tests.server.conftest import service_env, start_service, stop_service
+from tests.server.conftest import (
+    remember_offline,
+    service_env,
+    start_service,
+    stop_service,
+)
 
 CLAUDE_EVENTS = [
     "UserPromptSubmit",
@@ -194,15 +199,6 @@ def hook_inputs(paths: dict[str, str]) -> st.SearchStrategy[bytes]:
     return weighted((5, claude), (2, openclaw), (2, cut), (1, raw))
 
 
-def remember(home: Path, text: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "cortex_tui", "remember", text],
-        env=service_env(home, CORTEX_DAEMON="0"),
-        check=True,
-        capture_output=True,
-    )
-
-
 def assert_contract(output: str) -> None:
     """Empty, a context block (text callers), or one of the JSON shapes agents read."""
     if not output:
@@ -232,6 +228,20 @@ def run_in_process(kind: str, data: bytes, capsys: pytest.CaptureFixture[str]) -
     return out.getvalue()
 
 
+def fuzz_hooks(examples: int, paths: dict[str, str], capsys: pytest.CaptureFixture[str]) -> int:
+    """Run `examples` fuzzed pre and post hooks in this process; how many gave context."""
+    answered = 0
+
+    @fuzz(examples)
+    @given(kind=st.sampled_from(["pre", "post"]), data=hook_inputs(paths))
+    def check(kind: str, data: bytes) -> None:
+        nonlocal answered
+        answered += bool(run_in_process(kind, data, capsys))
+
+    check()
+    return answered
+
+
 @pytest.mark.slow
 def test_fuzzed_input_in_process_keeps_the_contract(
     paths: dict[str, str],
@@ -241,18 +251,10 @@ def test_fuzzed_input_in_process_keeps_the_contract(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     home = tmp_path / "home"
-    remember(home, FACT)
+    remember_offline(home, FACT)
     monkeypatch.setenv("CORTEX_HOME", str(home))
     monkeypatch.setenv("CORTEX_DAEMON", "0")
-    answered = 0
-
-    @fuzz(200)
-    @given(kind=st.sampled_from(["pre", "post"]), data=hook_inputs(paths))
-    def check(kind: str, data: bytes) -> None:
-        nonlocal answered
-        answered += bool(run_in_process(kind, data, capsys))
-
-    check()
+    answered = fuzz_hooks(200, paths, capsys)
     log = (home / "logs" / "hooks.log").read_text()
     # The examples reached real work, not only the parser: turns captured, context given.
     assert log.count("captured turn") > 0 and answered > 0
@@ -267,20 +269,12 @@ def test_fuzzed_input_through_the_service_keeps_the_contract_and_the_service(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     home = tmp_path / "home"
-    remember(home, FACT)
+    remember_offline(home, FACT)
     process = start_service(home)
     monkeypatch.setenv("CORTEX_HOME", str(home))
     monkeypatch.setenv("CORTEX_DAEMON", "1")
-    answered = 0
     try:
-
-        @fuzz(300)
-        @given(kind=st.sampled_from(["pre", "post"]), data=hook_inputs(paths))
-        def check(kind: str, data: bytes) -> None:
-            nonlocal answered
-            answered += bool(run_in_process(kind, data, capsys))
-
-        check()
+        answered = fuzz_hooks(300, paths, capsys)
         status = service_link.status(home)
         assert status is not None and answered > 0
         ordinary = json.dumps(

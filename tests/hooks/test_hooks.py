@@ -14,6 +14,7 @@ import pytest
 
 from cortex_tui.engine.spool import Spool, turn_key
 from cortex_tui.integrations.project import safe_name
+from tests.server.conftest import remember_offline
 
 
 def hook(
@@ -40,23 +41,14 @@ def hook(
     )
 
 
-def remember(home: Path, text: str, *args: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
-    env.update({"CORTEX_HOME": str(home), "CORTEX_EMBEDDER__KIND": "hashing", "CORTEX_DAEMON": "0"})
-    subprocess.run(
-        [sys.executable, "-m", "cortex_tui", "remember", text, *args],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    remember(home, "The atlas API listens on port 8443 behind the gateway", "--project", "atlas")
-    remember(home, "The harbor API listens on port 9000", "--project", "harbor")
-    remember(home, "Every API change needs a changelog entry")
+    remember_offline(
+        home, "The atlas API listens on port 8443 behind the gateway", "--project", "atlas"
+    )
+    remember_offline(home, "The harbor API listens on port 9000", "--project", "harbor")
+    remember_offline(home, "Every API change needs a changelog entry")
     return home
 
 

@@ -29,6 +29,16 @@ def service_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def remember_offline(home: Path, text: str, *args: str) -> None:
+    """Store `text` through the CLI with no service (so none is started by it)."""
+    subprocess.run(
+        [sys.executable, "-m", "cortex_tui", "remember", text, *args],
+        env=service_env(home, CORTEX_DAEMON="0"),
+        check=True,
+        capture_output=True,
+    )
+
+
 def start_service(home: Path, *args: str, **env: str) -> subprocess.Popen[str]:
     home.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen(
