@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -211,12 +210,16 @@ def assert_contract(output: str) -> None:
 
 
 @pytest.fixture
-def hook_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def fuzz_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A home holding FACT, which in-process hook runs use."""
+    home = tmp_path / "home"
+    remember_offline(home, FACT)
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # run_hook redirects it
+    monkeypatch.setenv("CORTEX_HOME", str(home))
     monkeypatch.setenv("CORTEX_EMBEDDER__KIND", "hashing")
     monkeypatch.setenv("CORTEX_HOOKS__PRE_TIMEOUT", "30")
     monkeypatch.setenv("CORTEX_HOOKS__POST_TIMEOUT", "30")
-    yield
+    return home
 
 
 def run_in_process(kind: str, data: bytes, capsys: pytest.CaptureFixture[str]) -> str:
@@ -245,17 +248,13 @@ def fuzz_hooks(examples: int, paths: dict[str, str], capsys: pytest.CaptureFixtu
 @pytest.mark.slow
 def test_fuzzed_input_in_process_keeps_the_contract(
     paths: dict[str, str],
-    hook_env: None,
-    tmp_path: Path,
+    fuzz_home: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    home = tmp_path / "home"
-    remember_offline(home, FACT)
-    monkeypatch.setenv("CORTEX_HOME", str(home))
     monkeypatch.setenv("CORTEX_DAEMON", "0")
     answered = fuzz_hooks(200, paths, capsys)
-    log = (home / "logs" / "hooks.log").read_text()
+    log = (fuzz_home / "logs" / "hooks.log").read_text()
     # The examples reached real work, not only the parser: turns captured, context given.
     assert log.count("captured turn") > 0 and answered > 0
 
@@ -263,15 +262,12 @@ def test_fuzzed_input_in_process_keeps_the_contract(
 @pytest.mark.slow
 def test_fuzzed_input_through_the_service_keeps_the_contract_and_the_service(
     paths: dict[str, str],
-    hook_env: None,
-    tmp_path: Path,
+    fuzz_home: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    home = tmp_path / "home"
-    remember_offline(home, FACT)
+    home = fuzz_home
     process = start_service(home)
-    monkeypatch.setenv("CORTEX_HOME", str(home))
     monkeypatch.setenv("CORTEX_DAEMON", "1")
     try:
         answered = fuzz_hooks(300, paths, capsys)
