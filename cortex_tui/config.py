@@ -209,8 +209,27 @@ class LLMConfig(_Section):
 class WritePathConfig(_Section):
     """Similarity bands of the write path (cosine to the nearest current memory)."""
 
-    duplicate_threshold: float = Field(default=0.92, gt=0, le=1)
-    related_threshold: float = Field(default=0.75, gt=0, le=1)
+    duplicate_threshold: float = Field(
+        default=0.99, gt=0, le=1, description="a paraphrase this close is a duplicate"
+    )
+    related_threshold: float = Field(
+        default=0.45, gt=0, le=1, description="neighbours below this are not judged at all"
+    )
+    restate_threshold: float = Field(
+        default=0.60, gt=0, le=1, description="a paraphrase below this is a new memory"
+    )
+    elaborate_threshold: float = Field(
+        default=0.85,
+        gt=0,
+        le=1,
+        description="a restatement that names more than the old one reinforces from here",
+    )
+    change_threshold: float = Field(
+        default=0.70,
+        gt=0,
+        le=1,
+        description="an announced change with no value seen to change updates from here",
+    )
     min_confidence: float = Field(default=0.5, ge=0, le=1)
     reinforce_step: float = Field(default=0.05, ge=0, le=1)
     neighbours: int = Field(default=5, ge=1, le=100)

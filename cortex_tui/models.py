@@ -304,6 +304,10 @@ class WriteResult(_Model):
     action: WriteAction
     memory: Memory
     related: Memory | None = None
+    reason: str = Field(default="", description="why the write path decided this")
+    renamed: tuple[str, str] | None = Field(
+        default=None, description="(old name, new name) when the update renames something"
+    )
 
 
 class Stats(_Model):

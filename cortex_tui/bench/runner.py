@@ -29,13 +29,14 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.models import Memory, MemoryType, Scope
+from cortex_tui.models import Memory, MemoryDraft, MemoryType, Scope
 from cortex_tui.recall.request import RecallRequest
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 BASE_TEXTS = 1500
 UPSERT_BATCH = 1024
 IMPORT_COUNT = 2000
+REMEMBER_COUNT = 300
 HOOK_RUNS = 20
 HOOK_STORE_SIZE = 1000
 
@@ -65,6 +66,8 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
     say(f"query embedding: {report['query_embedding']}")
     report["import"] = _time_import(settings, embedder, options.import_count)
     say(f"import: {report['import']}")
+    report["remember"] = _time_remember(settings, embedder, REMEMBER_COUNT)
+    say(f"remember: {report['remember']}")
     base_texts = synthetic_texts(BASE_TEXTS, seed=1)
     base_vectors = embedder.embed(base_texts)
     report["stores"] = []
@@ -104,6 +107,25 @@ def _time_query_embedding(embedder: Embedder, queries: list[str]) -> dict[str, f
         embedder.embed_query(query)
         timing.samples.append(time.perf_counter() - t0)
     return timing.summary()
+
+
+def _time_remember(settings: Settings, embedder: Embedder, count: int) -> dict[str, float]:
+    """One `remember` after another into a growing store: embedding, neighbour search,
+    the judge on each neighbour and the write. The texts come from shared templates, so
+    many have close neighbours and the judge runs as it does on a real store."""
+    texts = synthetic_texts(count, seed=5)
+    with tempfile.TemporaryDirectory(prefix="cortex-bench-remember-") as tmp:
+        engine = _engine(settings, embedder, Path(tmp))
+        try:
+            engine.remember(MemoryDraft(content="warm up"))
+            timing = Timing()
+            for text in texts:
+                t0 = time.perf_counter()
+                engine.remember(MemoryDraft(content=text))
+                timing.samples.append(time.perf_counter() - t0)
+        finally:
+            engine.close()
+    return {"memories": count, **timing.summary()}
 
 
 def _time_import(settings: Settings, embedder: Embedder, count: int) -> dict[str, float]:

@@ -1,56 +1,63 @@
 """Offline judgement of how a new statement relates to a similar existing one.
 
 Embeddings say two statements are about the same thing; they cannot say whether the new
-one *changes* it ("Alice works at Globex" after "Alice works at Initech" is as similar as
-a restatement). This module compares the two texts word by word:
+one *changes* it ("the billing service is written in Go" after "… in Ruby" is as similar
+as a restatement). So both statements are read (`statement.read`: subject, claim words,
+canonical values, negation, change cue) and aligned token by token. What differs is then
+one of:
 
-- the **subject** is the part before the first main verb; statements whose subjects
-  differ ("the web app is…" / "the mobile app is…") are distinct facts;
-- a **change signal** in the new statement ("now", "moved to", "no longer", "upgraded")
-  with the same subject makes it an update;
-- the same subject with a different value after the verb (a number, time, version, day,
-  name) or an added/removed negation, and no change signal, is a contradiction;
-- otherwise the new statement either says nothing new (a restatement) or adds
-  information (a distinct memory).
+- nothing but form → a **repeat** (the same words) or a **restatement** (the same claim:
+  "2 pm" / "14:00", "Mum" / "my mother");
+- one slot filled differently — a value, a name, a negation, an antonym — with the rest
+  of the claim shared → the same subject and attribute with a new value: an **update**
+  when the new statement announces a change ("moved to", "raised to", "no longer",
+  "from now on", "going forward", "renamed", "as of"), else a **contradiction** (both
+  claim the present);
+- a change announced about the same subject with no value seen to change → a
+  **change**, an update only when the embeddings agree they are about one thing;
+- other words with the same values → a **paraphrase**, and the same claim naming
+  something more ("hosted in AWS Route 53") → an **elaboration**: restatements only
+  when the embeddings agree (each has its own threshold in the write path);
+- anything else — another subject, another attribute, other values → **distinct**.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Literal
 
-Verdict = Literal["update", "contradiction", "restatement", "distinct"]
+from cortex_tui.capture.statement import Statement, Token, read
 
-_CHANGE = re.compile(
-    r"\b(now|no longer|not anymore|any ?more|moved|switched|changed|change[sd]? to|"
-    r"upgraded|downgraded|migrated|replaced|renamed|took over|taken over|as of|"
-    r"from now on|starting (today|tomorrow|next|on|in)|since (last|this)|instead|"
-    r"has become|became|was promoted|handed over|stepped down|left|retired|deprecated)\b",
-    re.IGNORECASE,
+Verdict = Literal[
+    "update",
+    "change",
+    "contradiction",
+    "repeat",
+    "restatement",
+    "paraphrase",
+    "elaboration",
+    "distinct",
+]
+
+WHEN = frozenset({"clock", "day", "period", "date", "month"})
+RENAME = re.compile(r"renam|rebrand|called|named")
+ORDERED = frozenset({"over", "than", "instead", "before", "after", "from", "to"})
+"""Words that make order matter: "tabs over spaces" is not "spaces over tabs"."""
+MAX_SLOT = 4
+"""Most tokens one side of a substituted slot may hold ("the head of product")."""
+_PAIRS = (
+    "day night, light dark, short long, open clos, public private, enabl disabl, on off, "
+    "allow forbid, allow ban, allow prohibit, requir optional, mandatory optional, sync async, "
+    "start stop, early lat, befor after, min max, first last, upper lower, remote office, "
+    "lik hat, lov hat, prefer avoid, accept reject, pass fail, weekday weekend"
 )
-_NEGATION = re.compile(r"\b(not|never|no|n't|cannot|without)\b", re.IGNORECASE)
-_VERB = re.compile(
-    r"\b(is|are|was|were|be|been|uses?|used|runs?|ran|lives?|lived|works?|worked|leads?|led|"
-    r"starts?|started|ends?|ended|deploys?|deployed|hosts?|hosted|has|have|had|owns?|owned|"
-    r"requires?|required|needs?|needed|depends?|depended|reads?|writes?|wrote|takes?|took|"
-    r"should|must|will|can|goes|go|went|stays?|stayed|sits?|meets?|met|happens?|costs?|"
-    r"moved|switched|changed|upgraded|migrated|replaced|prefers?|preferred|manages?|"
-    r"managed|reports?|reported|owns|maintains?|maintained|supports?|supported)\b",
-    re.IGNORECASE,
-)
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9.:+#_/-]*", re.IGNORECASE)
-_STOP = frozenset(
-    "a an the and or of to in on at for by with from as is are was were be been it "
-    "its this that these those we our you your they their he she his her i my me us "
-    "them do does did so then than there here also just very which who whom what when "
-    "where every each all any some before after into onto over under about".split()
-)
-_CHANGE_WORDS = frozenset(
-    "now longer anymore moved switched changed upgraded downgraded migrated replaced "
-    "renamed took taken over instead became become promoted handed stepped left "
-    "retired deprecated since starting off".split()
-)
+ANTONYMS = {
+    word: other for pair in _PAIRS.split(", ") for word, other in (pair.split(), pair.split()[::-1])
+}
+"""Stems of words whose swap reverses a claim ("open" / "closed", "day" / "night")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,81 +67,206 @@ class Judgement:
 
 
 @dataclass(frozen=True, slots=True)
-class _Parts:
-    subject: frozenset[str]
-    predicate: frozenset[str]
-    negated: bool
+class _Block:
+    """One place where the aligned statements differ."""
+
+    old: tuple[Token, ...]
+    new: tuple[Token, ...]
 
     @property
-    def words(self) -> frozenset[str]:
-        return self.subject | self.predicate
+    def substitution(self) -> bool:
+        return bool(self.old) and bool(self.new)
+
+    def describe(self) -> str:
+        return f"{_words(self.old) or '∅'} → {_words(self.new) or '∅'}"
 
 
 def judge_offline(old: str, new: str) -> Judgement:
-    a, b = _split(old), _split(new)
-    shared = a.words & b.words
-    if len(shared) < 2 and not (a.subject and a.subject == b.subject):
-        return Judgement("distinct", "too few words in common to be about one subject")
-    changed = bool(_CHANGE.search(new)) and not _CHANGE.search(old)
-    if changed and len(shared) >= 2 and (not a.subject or a.subject & b.words):
-        # "Marco took over as atlas lead; Priya no longer leads atlas" renames the
-        # subject on purpose: the old subject still appears, so this is an update.
-        return Judgement("update", f"the new statement signals a change ({_signal(new)})")
-    subject_added = b.subject - a.words
-    subject_dropped = a.subject - b.words
-    if subject_added and subject_dropped:
-        return Judgement(
-            "distinct",
-            f"different subjects ({', '.join(sorted(subject_dropped))} / "
-            f"{', '.join(sorted(subject_added))})",
-        )
-    if changed:
-        return Judgement("update", f"the new statement signals a change ({_signal(new)})")
-    if a.negated != b.negated and len(shared) >= 3:
+    a, b = read(old), read(new)
+    if a.wording == b.wording:
+        if a.texts != b.texts and a.wording & ORDERED:
+            return Judgement("contradiction", "the same words in reverse order")
+        return Judgement("repeat", "the same words")
+    blocks, shared = _align(a, b)
+    negation_flips = a.negated != b.negated
+    if not blocks and not negation_flips:
+        return Judgement("restatement", "the same claim, worded differently")
+    if not shared:
+        return Judgement("distinct", "no claim in common")
+    names = {t.text for t in (*a.tokens, *b.tokens) if t.value}
+    substitutions = [blk for blk in blocks if _is_substitution(blk, a, b)]
+    cue = b.cue if b.cue and b.cue != a.cue else None
+    slot = _one_slot(blocks, substitutions, names)
+    announced = cue is not None and _same_subject(a, b)
+    if announced:
+        changed = slot or _changed_value(a, b, blocks, substitutions, names, negation_flips)
+        if changed:
+            return Judgement("update", f"a change is announced ('{cue}'): {changed}")
+    if negation_flips and (slot or not substitutions) and _mostly_shared(blocks, shared):
+        if b.additive:
+            return Judgement("distinct", "adds to the existing statement")
         return Judgement("contradiction", "one statement negates the other")
-    removed = a.predicate - b.words
-    added = b.predicate - a.words
-    if removed and added:
-        return Judgement(
-            "contradiction",
-            f"same subject, different value ({', '.join(sorted(removed))} → "
-            f"{', '.join(sorted(added))})",
-        )
-    if added and len(added) > max(1, len(b.words) // 3):
-        return Judgement("distinct", f"adds information ({', '.join(sorted(added))})")
-    return Judgement("restatement", "says nothing the existing memory does not")
+    if slot and not b.additive:
+        return Judgement("contradiction", f"same claim, a different value: {slot}")
+    opposed = _opposed(blocks)
+    if opposed and _same_subject(a, b) and shared >= 2 and not b.additive:
+        return Judgement("contradiction", f"opposite claims: {opposed}")
+    if announced:
+        return Judgement("change", f"a change is announced ('{cue}') about the same subject")
+    certain = {t.text for t in (*a.tokens, *b.tokens) if t.value and not t.guessed}
+    parallel = [
+        blk for blk in substitutions if len(blk.old) == len(blk.new) == 1 and not blk.old[0].verb
+    ]
+    if any(_value_kinds(blk.old, certain) for blk in substitutions) or len(parallel) >= 2:
+        what = "; ".join(x.describe() for x in substitutions)
+        return Judgement("distinct", f"a different claim: {what}")
+    for blk in substitutions:
+        if all(t.subject and not t.verb for t in (*blk.old, *blk.new)):
+            return Judgement("distinct", f"another subject: {blk.describe()}")
+    added = sorted({t.text for t in b.tokens if t.text in certain} - set(a.texts))
+    if added:
+        return Judgement("elaboration", f"names what the old does not ({', '.join(added)})")
+    return Judgement("paraphrase", "the same values in other words")
 
 
-def _split(text: str) -> _Parts:
-    lowered = text.casefold()
-    match = _VERB.search(lowered)
-    head, tail = (lowered[: match.start()], lowered[match.start() :]) if match else ("", lowered)
-    return _Parts(
-        subject=_content_words(head),
-        predicate=_content_words(tail),
-        negated=bool(_NEGATION.search(lowered)),
+def _changed_value(
+    a: Statement,
+    b: Statement,
+    blocks: list[_Block],
+    substitutions: list[_Block],
+    names: set[str],
+    flips: bool,
+) -> str | None:
+    """What an announced change changed, if the new statement changes the old claim:
+    a negation, a value of one kind replaced by another of that kind, or a new value
+    (a new owner, a new place) while the rest of the old claim stays."""
+    if flips:
+        return "negated"
+    fresh = [t.text for t in b.tokens if not t.verb and t.text not in a.texts]
+    if RENAME.search(b.cue or "") and fresh:
+        return "renamed to " + ", ".join(fresh)
+    for blk in substitutions:
+        if _value_kinds(blk.old, names) & _value_kinds(blk.new, names):
+            return blk.describe()
+    opposed = _opposed(blocks)
+    if opposed:
+        return opposed
+    claim = [t.text for t in a.tokens if not t.verb and t.text not in names]
+    kept = [w for w in claim if w in b.texts]
+    if fresh and len(kept) * 2 >= len(claim):
+        return "new value " + ", ".join(fresh)
+    gone = [t for t in a.values if t not in b.texts]
+    if fresh and gone and len(gone) == len(a.values):
+        return f"{', '.join(sorted(gone))} → {', '.join(fresh)}"
+    return None
+
+
+def _align(a: Statement, b: Statement) -> tuple[list[_Block], int]:
+    """The blocks where the token sequences differ, and how many tokens they share."""
+    matcher = SequenceMatcher(None, a.texts, b.texts, autojunk=False)
+    blocks = [
+        _Block(a.tokens[i1:i2], b.tokens[j1:j2])
+        for op, i1, i2, j1, j2 in matcher.get_opcodes()
+        if op != "equal"
+    ]
+    return blocks, sum(size for _, _, size in matcher.get_matching_blocks())
+
+
+def _is_substitution(block: _Block, a: Statement, b: Statement) -> bool:
+    """One slot truly filled differently: words on both sides, each of them gone from
+    (or new to) the other statement, not merely moved elsewhere in it (a reordering is
+    not a new value)."""
+    if not block.substitution:
+        return False
+    old_counts, new_counts = Counter(a.texts), Counter(b.texts)
+    return all(new_counts[t.text] < old_counts[t.text] for t in block.old) and all(
+        old_counts[t.text] < new_counts[t.text] for t in block.new
     )
 
 
-def _content_words(text: str) -> frozenset[str]:
-    words = set()
-    for token in _TOKEN.findall(text):
-        word = token.strip(".:/-")
-        if not word or word in _STOP or word in _CHANGE_WORDS or _VERB.fullmatch(word):
+def _same_subject(a: Statement, b: Statement) -> bool:
+    """The new statement is about what the old one is about: they share a subject word,
+    open with the same pronoun ("we…" / "we…"), or, when one of them has no subject
+    before its verb ("Use…"), share two words of the claim."""
+    subject_a = {t.text for t in a.tokens if t.subject}
+    subject_b = {t.text for t in b.tokens if t.subject}
+    words_a, words_b = set(a.texts), set(b.texts)
+    if subject_a & words_b or subject_b & words_a:
+        return True
+    if a.person and a.person == b.person:
+        return True
+    return (not subject_a or not subject_b) and len(words_a & words_b) >= 2
+
+
+def _one_slot(blocks: list[_Block], substitutions: list[_Block], names: set[str]) -> str:
+    """The one slot a shared claim fills differently ("ruby → go"), or "" when the
+    statements differ otherwise.
+
+    The slot holds values of a shared kind (a name for a name, a time for a time), or,
+    as the only difference, a word or two for a word or two ("violin" / "trumpet",
+    "[harbor] [ingest]" / "[lighthouse]"); never a verb (a different verb is a different
+    attribute). Or it swaps antonyms ("closed" / "open"). Two substitutions count as one
+    slot when both replace values by values of the same kinds (a day and a time moved
+    together).
+    """
+    if not substitutions or len(substitutions) != len(blocks):
+        return ""
+    if len(substitutions) == 1 and _antonyms(substitutions[0]):
+        return substitutions[0].describe()
+    for blk in substitutions:
+        if any(t.verb for t in (*blk.old, *blk.new)):
+            return ""
+        if len(blk.old) > MAX_SLOT or len(blk.new) > MAX_SLOT:
+            return ""
+        old_kinds, new_kinds = _value_kinds(blk.old, names), _value_kinds(blk.new, names)
+        if old_kinds & new_kinds:
             continue
-        words.add(_stem(word))
-    return frozenset(words)
+        plain = len(blk.old) <= 2 and len(blk.new) <= 2 and not (old_kinds or new_kinds)
+        if len(substitutions) > 1 or not plain:
+            return ""
+    return "; ".join(x.describe() for x in substitutions)
 
 
-def _stem(word: str) -> str:
-    if any(ch.isdigit() for ch in word) or len(word) <= 4:
-        return word
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+def _value_kinds(tokens: tuple[Token, ...], names: set[str]) -> frozenset[str]:
+    """Kinds of the values among `tokens`: "when" (a time, day, date, month or part of
+    the day: a schedule moves between them), "number", "time", …, "name"."""
+    kinds = set()
+    for t in tokens:
+        if "=" in t.text:
+            kind = t.text.split("=")[0]
+            kinds.add("when" if kind in WHEN else kind)
+        elif t.text in names:
+            kinds.add("name")
+    return frozenset(kinds)
 
 
-def _signal(text: str) -> str:
-    match = _CHANGE.search(text)
-    return match.group(0) if match else ""
+def _antonyms(block: _Block) -> bool:
+    """A short slot whose words swap for their opposites ("closed" → "open")."""
+    if len(block.old) > 2 or len(block.new) > 2:
+        return False
+    old = {_bare(t) for t in block.old}
+    return any(ANTONYMS.get(_bare(t), "") in old for t in block.new)
+
+
+def _opposed(blocks: list[_Block]) -> str:
+    """An opposite pair anywhere among the words that differ ("short" … "long")."""
+    removed = {_bare(t) for blk in blocks for t in blk.old}
+    for blk in blocks:
+        for t in blk.new:
+            if ANTONYMS.get(_bare(t)) in removed:
+                return f"{ANTONYMS[_bare(t)]} → {_bare(t)}"
+    return ""
+
+
+def _bare(token: Token) -> str:
+    """The word of a token, without the kind of a value ("period=night" → "night")."""
+    return token.text.rpartition("=")[2]
+
+
+def _mostly_shared(blocks: list[_Block], shared: int) -> bool:
+    different = sum(max(len(blk.old), len(blk.new)) for blk in blocks)
+    return shared >= 2 and different <= shared
+
+
+def _words(tokens: tuple[Token, ...]) -> str:
+    return " ".join(t.text for t in tokens)

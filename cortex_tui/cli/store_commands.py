@@ -110,7 +110,11 @@ def cmd_import(ctx: CommandContext) -> int:
 
 def cmd_eval(ctx: CommandContext) -> int:
     from cortex_tui.embed.factory import make_embedder
-    from cortex_tui.eval.dataset import load_datasets
+    from cortex_tui.eval.dataset import Dataset, load_datasets
+    from cortex_tui.eval.measured import MeasuredEmbedder
+    from cortex_tui.eval.pairs_dataset import PairsDataset
+    from cortex_tui.eval.pairs_report import pairs_json, pairs_text
+    from cortex_tui.eval.pairs_runner import check_variants_fit, run_pairs
     from cortex_tui.eval.report import to_json, to_text
     from cortex_tui.eval.runner import run_eval
     from cortex_tui.eval.variants import apply_sets, build_variants
@@ -129,19 +133,33 @@ def cmd_eval(ctx: CommandContext) -> int:
         )
     settings, changes = apply_sets(settings, a.set or [])
     variants = build_variants(settings, a.variant or [], changes)
-    datasets = load_datasets([Path(p) for p in a.paths], only=a.only or ())
-    embedder = make_embedder(settings.embedder)
+    loaded = load_datasets([Path(p) for p in a.paths], only=a.only or ())
+    retrieval = [d for d in loaded if isinstance(d, Dataset)]
+    pairs = [d for d in loaded if isinstance(d, PairsDataset)]
+    check_variants_fit(len(retrieval), variants)
+    embedder = MeasuredEmbedder(make_embedder(settings.embedder))
     keep = Path(a.home).expanduser() if a.home else None
     bar = None if ctx.json else terminal_progress(sys.stderr, keep_finished=False)
     try:
-        run = run_eval(datasets, variants, embedder, cutoffs, keep_under=keep, progress=bar)
+        run = (
+            run_eval(retrieval, variants, embedder, cutoffs, keep_under=keep, progress=bar)
+            if retrieval
+            else None
+        )
+        pair_runs = run_pairs(pairs, variants, embedder, progress=bar)
     finally:
         if bar is not None:
             bar.clear()
     if ctx.json:
-        print(json.dumps(to_json(run), indent=2))
+        report = to_json(run) if run is not None else {}
+        if pair_runs:
+            report["pairs"] = [pairs_json(r) for r in pair_runs]
+        print(json.dumps(report, indent=2))
     else:
-        print(to_text(run, by_category=a.by_category))
+        texts = [to_text(run, by_category=a.by_category)] if run is not None else []
+        if pair_runs:
+            texts.append(pairs_text(pair_runs))
+        print("\n\n".join(texts))
     return 0
 
 

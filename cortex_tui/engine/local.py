@@ -6,6 +6,7 @@ one's validity; forgetting marks a memory deleted; only `purge` removes data.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -30,6 +31,7 @@ from cortex_tui.llm.base import LLMClient
 from cortex_tui.llm.factory import make_llm
 from cortex_tui.models import (
     Candidate,
+    CandidateEntity,
     Entity,
     Explanation,
     ImportReport,
@@ -48,6 +50,8 @@ from cortex_tui.models import (
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
@@ -203,7 +207,32 @@ class LocalEngine:
         """Through the write path: the draft may fold into, update or contradict an
         existing memory instead of becoming a new one."""
         memory = self.materialise(draft)
-        return self._write_path.write(memory, self.embedder.embed_query(memory.content))
+        result = self._write_path.write(memory, self.embedder.embed_query(memory.content))
+        if result.renamed:
+            self._link_rename(result.memory, *result.renamed)
+        return result
+
+    def _link_rename(self, memory: Memory, former: str, renamed_to: str) -> None:
+        """The renamed thing's entity takes the new name and keeps the old one as an
+        alias (created when the graph does not know it yet), and the new version links
+        to it. A name that already belongs to another entity is left for a person to
+        merge: the write itself has happened and must not fail for it."""
+        try:
+            try:
+                entity = self.graph.get(former)
+            except NotFoundError:
+                entity = None
+            if entity is not None:
+                self.graph.rename(entity.id, renamed_to)
+            linked, _, _ = self.graph.link(memory, [CandidateEntity(name=renamed_to)], [])
+            target = self.graph.get(renamed_to)
+            self.graph.add_alias(target.id, former)
+        except (InvalidInputError, AmbiguousIdError) as exc:
+            log.warning("rename %r → %r not linked in the graph: %s", former, renamed_to, exc)
+            return
+        if linked.entity_ids != memory.entity_ids:
+            self.store.update_memories([linked])
+        self._graph = None
 
     def capture(
         self,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from cortex_tui.capture.contradiction import Judgement, judge_offline
 from cortex_tui.capture.judge import judge_with_llm
+from cortex_tui.capture.rename import find_rename
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.curation import journal
@@ -36,7 +37,6 @@ from cortex_tui.store.base import MemoryFilter, ScoredMemory, Store
 log = logging.getLogger(__name__)
 
 Judge = Callable[[str, str], Judgement]
-UPDATE_FLOOR = 0.65
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,46 +60,70 @@ class WritePath:
         match = self._closest_relation(memory, vector)
         if match is None:
             self._store.upsert_memories([memory], [vector])
-            return WriteResult(action=WriteAction.CREATED, memory=memory)
+            return WriteResult(
+                action=WriteAction.CREATED,
+                memory=memory,
+                reason="no current memory it repeats, changes or contradicts",
+            )
         verdict = match.judgement.verdict
+        reason = match.judgement.reason
         if verdict == "contradiction" and _explicitly_later(memory, match.existing):
             verdict = "update"
+            reason += "; the new statement is dated later"
         if verdict == "update":
-            return self._supersede(match.existing, memory, vector)
-        if verdict == "contradiction":
-            return self._conflict(match.existing, memory, vector)
-        action = (
-            WriteAction.DUPLICATE
-            if match.similarity >= self._config.duplicate_threshold
-            else WriteAction.REINFORCED
-        )
-        return self._reinforce(match.existing, memory, action)
+            result = self._supersede(match.existing, memory, vector)
+            renamed = find_rename(match.existing.content, memory.content)
+            result = result.model_copy(update={"renamed": renamed})
+        elif verdict == "contradiction":
+            result = self._conflict(match.existing, memory, vector)
+        else:
+            action = WriteAction.DUPLICATE if self._is_duplicate(match) else WriteAction.REINFORCED
+            result = self._reinforce(match.existing, memory, action)
+        return result.model_copy(update={"reason": f"{reason} (cosine {match.similarity:.2f})"})
 
     def _closest_relation(self, memory: Memory, vector: Matrix) -> _Match | None:
         """The most similar neighbour the new memory changes or restates, if any.
 
         A neighbour the judge calls distinct is passed over: a less similar one may still
-        be the fact this statement updates. A restatement below the duplicate threshold
-        is kept only as a fallback, for the same reason.
+        be the fact this statement updates. A paraphrase counts only when the embeddings
+        agree it says the same (`restate_threshold`); a restatement that is not a
+        duplicate is kept only as a fallback, for the same reason.
         """
         best: _Match | None = None
         for hit in self._neighbours(memory, vector):
-            floor = self._config.related_threshold
-            if hit.score < min(floor, UPDATE_FLOOR):
+            if hit.score < self._config.related_threshold:
                 break
             judgement = self._judge(hit.memory.content, memory.content)
-            if judgement.verdict == "distinct":
-                continue
-            if judgement.verdict != "update" and hit.score < floor:
+            verdict = judgement.verdict
+            if verdict == "change":
+                if hit.score < self._config.change_threshold:
+                    continue
+                judgement = Judgement("update", f"{judgement.reason}, close in meaning")
+                verdict = judgement.verdict
+            if verdict == "elaboration":
+                if hit.score < self._config.elaborate_threshold:
+                    continue
+                verdict = "paraphrase"
+                judgement = Judgement("paraphrase", judgement.reason)
+            if verdict == "distinct" or (
+                verdict == "paraphrase" and hit.score < self._config.restate_threshold
+            ):
                 continue
             candidate = _Match(hit.memory, hit.score, judgement)
-            duplicate = hit.score >= self._config.duplicate_threshold
-            if judgement.verdict in ("update", "contradiction") or duplicate:
+            if verdict in ("update", "contradiction") or self._is_duplicate(candidate):
                 # A statement already stored as it is folds into it even when it also
                 # changes an older fact: that change was recorded when it first came.
                 return candidate
             best = best or candidate
         return best
+
+    def _is_duplicate(self, match: _Match) -> bool:
+        """The same words (case, articles, punctuation and contractions aside), or so
+        close the embeddings cannot tell them apart."""
+        return (
+            match.judgement.verdict == "repeat"
+            or match.similarity >= self._config.duplicate_threshold
+        )
 
     def _neighbours(self, memory: Memory, vector: Matrix) -> list[ScoredMemory]:
         """Current memories of the same project scope, most similar first.

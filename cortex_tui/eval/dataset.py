@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.eval.locomo import is_locomo, locomo_datasets
+from cortex_tui.eval.pairs_dataset import PairsDataset
 from cortex_tui.models import MemoryType, Scope, UtcDatetime
 from cortex_tui.untrusted.files import MIB, read_whole
 
@@ -123,9 +124,12 @@ class Dataset(BaseModel):
         return refs
 
 
-def load_datasets(paths: list[Path], only: Sequence[str] = ()) -> list[Dataset]:
+AnyDataset = Dataset | PairsDataset
+
+
+def load_datasets(paths: list[Path], only: Sequence[str] = ()) -> list[AnyDataset]:
     """Every dataset in the files and folders given; with `only`, just those names."""
-    datasets: list[Dataset] = []
+    datasets: list[AnyDataset] = []
     for path in paths:
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl"))
@@ -140,7 +144,7 @@ def load_datasets(paths: list[Path], only: Sequence[str] = ()) -> list[Dataset]:
     return _pick(datasets, only) if only else datasets
 
 
-def _pick(datasets: list[Dataset], only: Sequence[str]) -> list[Dataset]:
+def _pick(datasets: list[AnyDataset], only: Sequence[str]) -> list[AnyDataset]:
     names = [d.name for d in datasets]
     unknown = [name for name in only if name not in names]
     if unknown:
@@ -150,7 +154,7 @@ def _pick(datasets: list[Dataset], only: Sequence[str]) -> list[Dataset]:
     return [d for d in datasets if d.name in only]
 
 
-def _load_file(path: Path) -> list[Dataset]:
+def _load_file(path: Path) -> list[AnyDataset]:
     data = read_whole(
         path, limit=DATASET_LIMIT, what="dataset", fix="split it into several dataset files"
     )
@@ -185,8 +189,12 @@ def _decode(text: str, path: Path, line: int | None) -> Any:
         raise InvalidInputError(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
 
 
-def _validate(raw: Any, where: str) -> Dataset:
+def _validate(raw: Any, where: str) -> AnyDataset:
+    """A retrieval dataset, or a pairs dataset when it says `"kind": "pairs"`."""
+    pairs = isinstance(raw, dict) and raw.get("kind") == "pairs"
     try:
+        if pairs:
+            return PairsDataset.model_validate(raw)
         dataset = Dataset.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -47,7 +47,7 @@ def run_eval(
 ) -> EvalRun:
     """Every dataset under every variant; `variants[0]` is the base run."""
     started = time.perf_counter()
-    measured = MeasuredEmbedder(embedder)
+    measured = embedder if isinstance(embedder, MeasuredEmbedder) else MeasuredEmbedder(embedder)
     runs = []
     for dataset in datasets:
         if keep_under is not None:

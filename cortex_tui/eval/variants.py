@@ -15,8 +15,8 @@ from cortex_tui.config import Settings, with_override
 from cortex_tui.errors import InvalidInputError
 
 BASE = "base"
-RUN_SECTIONS = ("recall", "embedder")
-VARIANT_SECTIONS = ("recall",)
+RUN_SECTIONS = ("recall", "embedder", "write")
+VARIANT_SECTIONS = ("recall", "write")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 
 

@@ -1,0 +1,53 @@
+"""Reading statements: one canonical form for values written many ways, so the write
+path compares what was claimed rather than how it was written."""
+
+from __future__ import annotations
+
+import pytest
+
+from cortex_tui.capture.contradiction import judge_offline
+from cortex_tui.capture.statement import read
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("The timeout is 30 seconds.", "The timeout is half a minute."),
+        ("The timeout is 90s.", "The timeout is 1.5 minutes."),
+        ("Backups run at 2 pm.", "Backups run at 14:00."),
+        ("Backups run at noon.", "Backups run at 12:00."),
+        ("Pods get 4 GiB.", "Pods get 4096 MiB."),
+        ("I run 5 km.", "I run 5,000 metres."),
+        ("I walk ten thousand steps.", "I walk 10,000 steps."),
+        ("Standup is on Fridays.", "Standup is on Friday."),
+        ("The party is on 14 March.", "The party is on March 14th."),
+        ("We use PostgreSQL.", "We use Postgres."),
+        ("The office isn't open.", "The office is not open."),
+        ("Mei's the lead.", "Mei is the lead."),
+    ],
+)
+def test_one_value_written_two_ways_reads_the_same(one: str, other: str) -> None:
+    assert read(one).texts == read(other).texts
+    assert judge_offline(one, other).verdict in ("repeat", "restatement")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "verdict"),
+    [
+        ("Production runs Kubernetes 1.29.", "Production runs Kubernetes 1.31.", "contradiction"),
+        ("The timeout is 30 seconds.", "The timeout is 2 minutes.", "contradiction"),
+        ("The timeout is 30 seconds.", "The timeout was raised to 2 minutes.", "update"),
+        ("The shop is closed on Sundays.", "The shop is open on Sundays.", "contradiction"),
+        ("I prefer tabs over spaces.", "I prefer spaces over tabs.", "contradiction"),
+        ("The web app uses React.", "The mobile app uses Flutter.", "distinct"),
+        ("Redis holds the sessions.", "Redis also holds the rate limits.", "distinct"),
+    ],
+)
+def test_structure_decides(old: str, new: str, verdict: str) -> None:
+    assert judge_offline(old, new).verdict == verdict, judge_offline(old, new).reason
+
+
+def test_a_pasted_document_is_read_in_bounded_time() -> None:
+    text = "word " * 200_000
+    assert len(read(text).tokens) < 1000
+    assert judge_offline(text, text + " more").verdict
