@@ -1,14 +1,20 @@
 """The write path every new memory takes: duplicate, update, conflict, reinforce or new.
 
 Order matters (the Go reference reinforced what was really an update): for each similar
-current memory in the same project scope, first ask whether the new statement *changes*
-it; only a statement that changes nothing may fold into it.
+current memory in the same project scope (cosine ≥ `related_threshold`), first ask the
+judge whether the new statement *changes* it; only a statement that changes nothing may
+fold into it.
 
-- change detected with a change signal → **update**: the old version is superseded;
-- change detected without one → **conflict**: both join one conflict group;
-- no change and cosine ≥ duplicate threshold → **duplicate**: folded, no new memory;
-- no change, a restatement in the related band → **reinforced**;
+- a value changed, with a change cue (or a later `valid_at`) → **update**: the old
+  version is superseded (a rename also keeps the old name as an entity alias);
+- a value changed, both claiming the present → **conflict**: one conflict group;
+- the same words, or cosine ≥ `duplicate_threshold` → **duplicate**: folded;
+- the same claim in other words → **reinforced**;
 - anything else → a new memory.
+
+The judge's softer verdicts need the embeddings to agree: an announced change with no
+value seen to change is an update only from `change_threshold`, a paraphrase a
+restatement from `restate_threshold`, and one naming more from `elaborate_threshold`.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cortex_tui.capture.contradiction import Judgement, judge_offline
+from cortex_tui.capture.contradiction import Judgement, Verdict, judge_offline
 from cortex_tui.capture.judge import judge_with_llm
 from cortex_tui.capture.rename import find_rename
 from cortex_tui.clock import Clock
@@ -84,38 +90,41 @@ class WritePath:
     def _closest_relation(self, memory: Memory, vector: Matrix) -> _Match | None:
         """The most similar neighbour the new memory changes or restates, if any.
 
-        A neighbour the judge calls distinct is passed over: a less similar one may still
-        be the fact this statement updates. A paraphrase counts only when the embeddings
-        agree it says the same (`restate_threshold`); a restatement that is not a
-        duplicate is kept only as a fallback, for the same reason.
+        A neighbour the judge calls distinct (or whose softer verdict the embeddings do
+        not back, see `_settle`) is passed over: a less similar one may still be the fact
+        this statement updates. A restatement that is not a duplicate is kept only as a
+        fallback, for the same reason.
         """
         best: _Match | None = None
         for hit in self._neighbours(memory, vector):
             if hit.score < self._config.related_threshold:
                 break
-            judgement = self._judge(hit.memory.content, memory.content)
-            verdict = judgement.verdict
-            if verdict == "change":
-                if hit.score < self._config.change_threshold:
-                    continue
-                judgement = Judgement("update", f"{judgement.reason}, close in meaning")
-                verdict = judgement.verdict
-            if verdict == "elaboration":
-                if hit.score < self._config.elaborate_threshold:
-                    continue
-                verdict = "paraphrase"
-                judgement = Judgement("paraphrase", judgement.reason)
-            if verdict == "distinct" or (
-                verdict == "paraphrase" and hit.score < self._config.restate_threshold
-            ):
+            judgement = self._settle(self._judge(hit.memory.content, memory.content), hit.score)
+            if judgement is None:
                 continue
             candidate = _Match(hit.memory, hit.score, judgement)
-            if verdict in ("update", "contradiction") or self._is_duplicate(candidate):
+            if judgement.verdict in ("update", "contradiction") or self._is_duplicate(candidate):
                 # A statement already stored as it is folds into it even when it also
                 # changes an older fact: that change was recorded when it first came.
                 return candidate
             best = best or candidate
         return best
+
+    def _settle(self, judgement: Judgement, similarity: float) -> Judgement | None:
+        """The verdict once the embeddings have had their say; None for a distinct fact."""
+        bands: dict[str, tuple[Verdict, float, str]] = {
+            "change": ("update", self._config.change_threshold, "close in meaning"),
+            "elaboration": ("paraphrase", self._config.elaborate_threshold, "close in meaning"),
+            "paraphrase": ("paraphrase", self._config.restate_threshold, ""),
+        }
+        if judgement.verdict == "distinct":
+            return None
+        if judgement.verdict not in bands:
+            return judgement
+        verdict, floor, note = bands[judgement.verdict]
+        if similarity < floor:
+            return None
+        return Judgement(verdict, f"{judgement.reason}, {note}" if note else judgement.reason)
 
     def _is_duplicate(self, match: _Match) -> bool:
         """The same words (case, articles, punctuation and contractions aside), or so

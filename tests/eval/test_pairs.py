@@ -90,14 +90,15 @@ def test_pairs_report_accuracy_per_part_confusion_and_misses(onnx_cli: Cli, tmp_
 
 
 def test_variants_sweep_the_write_path_thresholds(onnx_cli: Cli, tmp_path: Path) -> None:
-    path = _pairs(tmp_path, TINY[:2])
-    r = onnx_cli("eval", str(path), "--variant", "loose:write.duplicate_threshold=0.5", "--json")
+    path = _pairs(tmp_path, TINY[1:3])  # a contradiction and an update: cosine under 1
+    r = onnx_cli("eval", str(path), "--variant", "blind:write.related_threshold=1.0", "--json")
     assert r.code == 0, r.err
     runs = {run["variant"]: run for run in json.loads(r.out)["pairs"]}
-    # At 0.5 every restatement-or-not above it that the judge calls distinct stays
-    # apart, but the contradiction is still one: thresholds change only restatements.
-    assert runs["base"]["parts"]["dev"]["accuracy"] == 1.0
-    assert runs["loose"]["parts"]["dev"]["accuracy"] == 1.0
+    # The variant re-runs the write path with its own band: judging no neighbour at
+    # all, it stores both pairs' statements as new memories.
+    assert runs["base"]["parts"]["all"]["accuracy"] == 1.0
+    assert runs["blind"]["parts"]["all"]["accuracy"] == 0.0
+    assert {m["decided"] for m in runs["blind"]["misses"]} == {"new"}
     mixed = onnx_cli(
         "eval",
         str(path),
