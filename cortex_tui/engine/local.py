@@ -209,30 +209,39 @@ class LocalEngine:
         memory = self.materialise(draft)
         result = self._write_path.write(memory, self.embedder.embed_query(memory.content))
         if result.renamed:
-            self._link_rename(result.memory, *result.renamed)
+            linked = self._link_rename(result.memory, *result.renamed)
+            result = result.model_copy(update={"memory": linked})
         return result
 
-    def _link_rename(self, memory: Memory, former: str, renamed_to: str) -> None:
+    def _link_rename(self, memory: Memory, former: str, renamed_to: str) -> Memory:
         """The renamed thing's entity takes the new name and keeps the old one as an
         alias (created when the graph does not know it yet), and the new version links
         to it. A name that already belongs to another entity is left for a person to
         merge: the write itself has happened and must not fail for it."""
         try:
-            try:
-                entity = self.graph.get(former)
-            except NotFoundError:
-                entity = None
-            if entity is not None:
-                self.graph.rename(entity.id, renamed_to)
-            linked, _, _ = self.graph.link(memory, [CandidateEntity(name=renamed_to)], [])
-            target = self.graph.get(renamed_to)
-            self.graph.add_alias(target.id, former)
+            known = self._entity_named(former)
+            if known is not None:
+                self.graph.rename(known.id, renamed_to)
+            linked, [entity], _ = self.graph.link(memory, [CandidateEntity(name=renamed_to)], [])
+            self.graph.add_alias(entity.id, former)
         except (InvalidInputError, AmbiguousIdError) as exc:
             log.warning("rename %r → %r not linked in the graph: %s", former, renamed_to, exc)
-            return
-        if linked.entity_ids != memory.entity_ids:
+            return memory
+        return self._keep_links(memory, linked)
+
+    def _entity_named(self, name: str) -> Entity | None:
+        try:
+            return self.graph.get(name)
+        except NotFoundError:
+            return None
+
+    def _keep_links(self, before: Memory, linked: Memory) -> Memory:
+        """Store the memory's new entity links (when linking changed them); the graph
+        view is rebuilt on its next use."""
+        if linked.entity_ids != before.entity_ids:
             self.store.update_memories([linked])
         self._graph = None
+        return linked
 
     def capture(
         self,
@@ -258,10 +267,7 @@ class LocalEngine:
         if not (candidate.entities or candidate.relations):
             return result
         linked, _, _ = self.graph.link(result.memory, candidate.entities, candidate.relations)
-        if linked.entity_ids != result.memory.entity_ids:
-            self.store.update_memories([linked])
-        self._graph = None
-        return result.model_copy(update={"memory": linked})
+        return result.model_copy(update={"memory": self._keep_links(result.memory, linked)})
 
     def conflicts(self) -> list[ConflictGroup]:
         return self.curator.conflicts()
