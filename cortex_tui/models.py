@@ -78,6 +78,12 @@ class Memory(_Model):
     tags: list[str] = Field(default_factory=list)
     project: str | None = None
     session_id: str | None = None
+    turn: int | None = Field(
+        default=None,
+        ge=0,
+        description="position of the conversation turn it came from within its session",
+    )
+    speaker: str | None = Field(default=None, description="who said it, when it was said")
     source: str = "remember"
     created_at: UtcDatetime
     updated_at: UtcDatetime
@@ -141,6 +147,7 @@ PRIOR_NAMES: tuple[str, ...] = (
     "reinforcement",
     "tag_affinity",
     "graph_proximity",
+    "period",
 )
 """The signals that refine relevance, each as a bounded factor (see `recall/scoring.py`)."""
 
@@ -184,6 +191,13 @@ class ScoreBreakdown(_Model):
     conflict_penalty: float = 1.0
     final: float
     cosine: float
+    context_cosine: float | None = Field(
+        default=None,
+        description="cosine of the memory read with the turn before it in its session",
+    )
+    matched_context: bool = Field(
+        default=False, description="the dense channel used context_cosine, not cosine"
+    )
     lexical_score: float | None = None
     dense_scaled: float | None = None
     lexical_scaled: float | None = None
@@ -202,6 +216,10 @@ class ScoreBreakdown(_Model):
         default_factory=list,
         description="memory types the query names: the type prior then favours them alone",
     )
+    query_period: str | None = Field(
+        default=None,
+        description="the period the query names ('in May 2023', 'last week') and its dates",
+    )
 
     def fusion_formula(self) -> str | None:
         """How weighted fusion made the relevance, number by number; None for the other
@@ -217,6 +235,23 @@ class ScoreBreakdown(_Model):
         if bm25 is None or coverage is None or self.lexical_scaled is None:
             return None
         return f"= BM25 {bm25:.3f} × coverage {coverage:.3f}"
+
+    def dense_note(self) -> str | None:
+        """Which text the dense channel matched, when the memory has a session context."""
+        if self.context_cosine is None:
+            return None
+        if self.matched_context:
+            return (
+                f"matched with context of the previous turn: cosine {self.context_cosine:.3f}"
+                f" (alone {self.cosine:.3f})"
+            )
+        return f"matched alone: cosine {self.cosine:.3f} (with context {self.context_cosine:.3f})"
+
+    def period_note(self) -> str | None:
+        """Which period the period prior favours, when the query names one."""
+        if self.query_period is None:
+            return None
+        return f"the query names {self.query_period}: memories dated then get period 1"
 
     def type_prior_note(self) -> str | None:
         """Why the type prior reads 1 or 0 instead of the configured order, when it does."""
@@ -277,6 +312,8 @@ class MemoryDraft(_Model):
     tags: list[str] = Field(default_factory=list)
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     session_id: str | None = None
+    turn: int | None = Field(default=None, ge=0)
+    speaker: str | None = None
     source: str = "remember"
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
     ttl_hours: float | None = Field(default=None, gt=0)

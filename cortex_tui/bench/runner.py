@@ -4,7 +4,9 @@ Large stores are synthesised: texts come from templates over a team vocabulary, 
 their vectors are real model embeddings of a base set of texts plus a small random
 perturbation. Embedding 100k texts for real would take minutes and measure nothing the
 import benchmark does not already measure; exact vector search costs the same for any
-vectors of the same dimension.
+vectors of the same dimension. Every memory is a turn of a conversation (sessions of
+20 turns, written through the engine), so each has a context vector and the previous
+turn's words in its lexical vector: the store that costs neighbour context the most.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ IMPORT_COUNT = 2000
 REMEMBER_COUNT = 300
 HOOK_RUNS = 20
 HOOK_STORE_SIZE = 1000
+SESSION_TURNS = 20
 
 
 @dataclass
@@ -94,7 +97,7 @@ def _seed_hook_store(
     vectors = base_vectors[np.arange(HOOK_STORE_SIZE) % len(base_vectors)]
     engine = open_engine(settings, embedder=embedder, store_path=home / "store")
     try:
-        engine.store.upsert_memories(memories, list(vectors.astype(np.float32)))
+        engine.insert(memories, vectors=vectors.astype(np.float32))
     finally:
         engine.close()
 
@@ -163,11 +166,11 @@ def _bench_size(
     t0 = time.perf_counter()
     for start in range(0, size, UPSERT_BATCH):
         count = min(UPSERT_BATCH, size - start)
-        memories = _memories(synthetic_texts(count, seed=size + start), rng)
+        memories = _memories(synthetic_texts(count, seed=size + start), rng, first=start)
         picks = noise.integers(0, len(base_vectors), count)
         vectors = base_vectors[picks] + noise.normal(0, 0.02, (count, base_vectors.shape[1]))
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        engine.store.upsert_memories(memories, list(vectors.astype(np.float32)))
+        engine.insert(memories, vectors=vectors.astype(np.float32))
     build_seconds = time.perf_counter() - t0
     engine.close()
     fresh = _measure_store(settings, embedder, folder, queries)
@@ -226,10 +229,12 @@ def _engine(settings: Settings, embedder: Embedder, folder: Path) -> LocalEngine
 PROJECTS = ("atlas", "harbor", "lighthouse", "quay", None, None)
 
 
-def _memories(texts: list[str], rng: random.Random) -> list[Memory]:
+def _memories(texts: list[str], rng: random.Random, first: int = 0) -> list[Memory]:
+    """Memories of the texts, as turns of sessions of `SESSION_TURNS` (`first` is the
+    position of the first text in the whole synthetic conversation)."""
     types = list(MemoryType)
     memories = []
-    for text in texts:
+    for position, text in enumerate(texts, first):
         created = NOW - timedelta(hours=rng.uniform(1, 24 * 300))
         project = rng.choice(PROJECTS)
         memories.append(
@@ -243,6 +248,9 @@ def _memories(texts: list[str], rng: random.Random) -> list[Memory]:
                 updated_at=created,
                 valid_from=created,
                 access_count=rng.randint(0, 20),
+                session_id=f"bench-{position // SESSION_TURNS}",
+                turn=position % SESSION_TURNS,
+                speaker=("user", "assistant")[position % 2],
             )
         )
     return memories

@@ -117,7 +117,11 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         "--skip-invalid", action="store_true", help="import the valid lines and report the others"
     )
 
-    p = sub.add_parser("reembed", parents=[common], help="re-embed the store with another embedder")
+    p = sub.add_parser(
+        "reembed",
+        parents=[common],
+        help="re-embed the store with another embedder, or rebuild its index with the same one",
+    )
     p.add_argument("--to", choices=["onnx", "ollama", "hashing"], required=True)
 
     p = sub.add_parser("eval", parents=[common], help="golden-query evaluation of recall")
@@ -168,6 +172,9 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument("--embedder", choices=["onnx", "hashing"], default="onnx")
     p.add_argument(
         "--hook-runs", type=int, default=20, help="hook runs through a real service (0: skip)"
+    )
+    p.add_argument(
+        "--import-count", type=int, default=2000, help="memories the import row takes in"
     )
 
 

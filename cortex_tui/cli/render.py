@@ -80,9 +80,15 @@ def breakdown_lines(b: ScoreBreakdown) -> list[str]:
     lexical_formula = b.lexical_formula()
     if lexical_formula is not None:
         lines.append(f"      lexical   {lexical_formula}")
+    dense_note = b.dense_note()
+    if dense_note is not None:
+        lines.append(f"      dense     {dense_note}")
     note = b.type_prior_note()
     if note is not None:
         lines.append(f"      type prior: {note}")
+    period = b.period_note()
+    if period is not None:
+        lines.append(f"      period prior: {period}")
     lexical = f", bm25 {b.lexical_score:.3f}" if b.lexical_score is not None else ""
     hops = f", {b.graph_hops} hop(s)" if b.graph_hops else ""
     lines.append(

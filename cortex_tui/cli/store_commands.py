@@ -179,8 +179,14 @@ def cmd_bench(ctx: CommandContext) -> int:
         sizes = [int(s) for s in a.sizes]
     except ValueError:
         raise InvalidInputError("--sizes takes whole numbers, e.g. --sizes 1000,10000") from None
+    if a.import_count < 1:
+        raise InvalidInputError(f"--import-count must be at least 1, got {a.import_count}")
     options = BenchOptions(
-        sizes=sizes, queries=a.queries, embedder=a.embedder, hook_runs=a.hook_runs
+        sizes=sizes,
+        queries=a.queries,
+        embedder=a.embedder,
+        hook_runs=a.hook_runs,
+        import_count=a.import_count,
     )
     report = run_bench(options, progress=None if ctx.json else print)
     ctx.emit(report, "")
@@ -201,9 +207,15 @@ def cmd_reembed(ctx: CommandContext) -> int:
     if stop_service_for_exclusive_use(ctx.settings):
         print("stopped the cortex-tui service to re-embed its store", file=sys.stderr)
     report = reembed(ctx.settings, ctx.args.to, progress)
-    ctx.emit(
-        report.__dict__,
-        f"re-embedded {report.memories} memories and {report.entities} entities: "
-        f"{report.source} → {report.target} (embedder.kind saved in config.toml)",
-    )
+    if report.source == report.target:
+        text = (
+            f"rebuilt the index of {report.memories} memories and {report.entities} entities "
+            f"({report.target}: vectors kept, lexical vectors and neighbour context made anew)"
+        )
+    else:
+        text = (
+            f"re-embedded {report.memories} memories and {report.entities} entities: "
+            f"{report.source} → {report.target} (embedder.kind saved in config.toml)"
+        )
+    ctx.emit(report.__dict__, text)
     return 0

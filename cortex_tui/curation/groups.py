@@ -13,7 +13,7 @@ from cortex_tui.clock import Clock
 from cortex_tui.curation import journal
 from cortex_tui.errors import InvalidInputError, NotFoundError
 from cortex_tui.models import ConflictStatus, Memory, new_id
-from cortex_tui.store.base import MemoryFilter, Store, Vector
+from cortex_tui.store.base import MemoryFilter, Store, Vector, WriteMemories
 
 
 class ConflictGroup(BaseModel):
@@ -24,9 +24,11 @@ class ConflictGroup(BaseModel):
 
 
 class Curator:
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def __init__(self, store: Store, clock: Clock, write: WriteMemories) -> None:
+        """`write` stores new memories (with their neighbour context)."""
         self._store = store
         self._clock = clock
+        self._write = write
 
     def conflicts(self) -> list[ConflictGroup]:
         """Groups awaiting resolution, oldest first; members oldest first."""
@@ -93,7 +95,7 @@ class Curator:
         )
         merged = Memory.model_validate(merged.model_dump())
         journal.record(self._store, "merge", now, before=group.members, created=[merged.id])
-        self._store.upsert_memories([merged], [vector])
+        self._write([merged], [vector])
         self._store.update_memories(
             [
                 m.model_copy(
@@ -144,7 +146,7 @@ class Curator:
         )
         restored = Memory.model_validate(restored.model_dump())
         journal.record(self._store, "restore", now, before=[current], created=[restored.id])
-        self._store.upsert_memories([restored], [vector])
+        self._write([restored], [vector])
         self._store.update_memories(
             [
                 current.model_copy(

@@ -85,8 +85,10 @@ class Capturer:
         project: str | None,
         session_id: str | None,
         source: str,
+        turn: int | None = None,
         progress: CaptureProgress | None = None,
     ) -> CaptureReport:
+        """`turn` is the turn's position in its session, given to each of its memories."""
         saved = progress.saved_candidates() if progress else None
         if saved is not None:
             # A replay: the candidates extracted before the crash, not a new extraction
@@ -120,6 +122,7 @@ class Capturer:
                 tags=candidate.tags,
                 confidence=candidate.confidence,
                 session_id=session_id,
+                turn=turn,
                 source=source,
                 valid_from=candidate.valid_at,
             )

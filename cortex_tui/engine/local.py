@@ -20,6 +20,7 @@ from cortex_tui.curation import journal
 from cortex_tui.curation.groups import ConflictGroup, Curator
 from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport
+from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
 from cortex_tui.engine.write_path import WritePath, llm_judge
@@ -76,10 +77,15 @@ class LocalEngine:
         self._recaller = Recaller(
             store, embedder, settings.recall, clock, self.graph_index, self.weights, self.llm
         )
+        self._neighbours = NeighbourIndex(store, settings.context)
         self._write_path = WritePath(
-            store, settings, clock, llm_judge(self.llm, settings.llm.timeout)
+            store,
+            settings,
+            clock,
+            self._neighbours.write,
+            llm_judge(self.llm, settings.llm.timeout),
         )
-        self.curator = Curator(store, clock)
+        self.curator = Curator(store, clock, self._neighbours.write)
         self.graph = GraphService(
             store, embedder, settings.graph, clock, on_change=self._drop_graph_index
         )
@@ -257,8 +263,21 @@ class LocalEngine:
             raise InvalidInputError("nothing to capture: the conversation text is empty")
         capturer = Capturer(self.settings, self.clock, self.llm, self._remember_candidate)
         return capturer.capture(
-            text, project=project, session_id=session_id, source=source, progress=progress
+            text,
+            project=project,
+            session_id=session_id,
+            turn=self._next_turn(session_id),
+            source=source,
+            progress=progress,
         )
+
+    def _next_turn(self, session_id: str | None) -> int | None:
+        """The position of a new turn in its session (after the latest one stored), so
+        its memories are indexed with the turn before them."""
+        if session_id is None:
+            return None
+        latest = self.store.session_turn(session_id)
+        return 0 if not latest or latest[0].turn is None else latest[0].turn + 1
 
     def _remember_candidate(self, draft: MemoryDraft, candidate: Candidate) -> WriteResult:
         """Write the draft, then link the memory that now holds it to its entities
@@ -311,6 +330,8 @@ class LocalEngine:
             tags=_clean_tags(draft.tags),
             project=draft.project or None,
             session_id=draft.session_id,
+            turn=draft.turn,
+            speaker=draft.speaker.strip() if draft.speaker and draft.speaker.strip() else None,
             source=draft.source,
             created_at=created,
             updated_at=created,
@@ -337,7 +358,7 @@ class LocalEngine:
                 rows = self.embedder.embed([m.content for m in batch])
             else:
                 rows = vectors[start : start + WRITE_BATCH]
-            self.store.upsert_memories(batch, list(rows))
+            self._neighbours.write(batch, list(rows))
 
     def insert_graph(
         self,

@@ -4,6 +4,11 @@ The new store is built beside the old one; only when it is complete and flushed 
 folders swapped (two renames), and only then is `embedder.kind` saved in config.toml.
 A crash before the swap leaves the old store untouched and a leftover folder that the
 next run removes.
+
+With the embedder the store already has, it is a rebuild: the vectors are copied, not
+computed again, and everything the index derives is made anew — lexical vectors with
+today's tokenizer, each conversation memory's neighbour context, and the context vector
+slot a store made before neighbour context lacks.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from pathlib import Path
 from cortex_tui.config import EmbedderKind, Settings, save_setting
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
-from cortex_tui.errors import InvalidInputError, StoreError
+from cortex_tui.engine.neighbours import NeighbourIndex
+from cortex_tui.errors import StoreError
 from cortex_tui.models import Memory
-from cortex_tui.store.base import MemoryFilter, Store
+from cortex_tui.store.base import MemoryFilter, Store, Vector
 from cortex_tui.store.factory import open_store
 
 BATCH = 128
@@ -78,12 +84,11 @@ def reembed(
         settings.store, live, embedder.name, embedder.dimension, check_embedder=False
     )
     try:
-        if source.meta.embedder == embedder.name:
-            raise InvalidInputError(f"the store is already embedded with {embedder.name}")
         source_name = source.meta.embedder
         target = open_store(settings.store, building, embedder.name, embedder.dimension)
         try:
             memories, entities = _copy(source, target, embedder, progress)
+            NeighbourIndex(target, settings.context).rebuild()
         finally:
             target.close()
     finally:
@@ -108,11 +113,11 @@ def _copy(
     for memory in source.iter_memories(everything):
         batch.append(memory)
         if len(batch) == BATCH:
-            done += _copy_batch(batch, target, embedder)
+            done += _copy_batch(batch, source, target, embedder)
             batch = []
             if progress:
                 progress(done, total)
-    done += _copy_batch(batch, target, embedder)
+    done += _copy_batch(batch, source, target, embedder)
     if progress:
         progress(done, total)
     entities = source.all_entities()
@@ -126,7 +131,16 @@ def _copy(
     return done, len(entities)
 
 
-def _copy_batch(batch: list[Memory], target: Store, embedder: Embedder) -> int:
-    if batch:
-        target.upsert_memories(batch, list(embedder.embed([m.content for m in batch])))
+def _copy_batch(batch: list[Memory], source: Store, target: Store, embedder: Embedder) -> int:
+    """Memories with new vectors, or with their own when the embedder is the same (a
+    memory without a stored vector, which no write makes, is embedded)."""
+    if not batch:
+        return 0
+    same = source.meta.embedder == embedder.name
+    kept: dict[str, Vector] = dict(source.get_vectors([m.id for m in batch])) if same else {}
+    missing = [m for m in batch if m.id not in kept]
+    if missing:
+        fresh = embedder.embed([m.content for m in missing])
+        kept.update((m.id, row) for m, row in zip(missing, fresh, strict=True))
+    target.upsert_memories(batch, [kept[m.id] for m in batch])
     return len(batch)

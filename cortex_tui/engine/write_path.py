@@ -38,7 +38,7 @@ from cortex_tui.models import (
     WriteResult,
     new_id,
 )
-from cortex_tui.store.base import MemoryFilter, ScoredMemory, Store
+from cortex_tui.store.base import MemoryFilter, ScoredMemory, Store, WriteMemories
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +54,17 @@ class _Match:
 
 class WritePath:
     def __init__(
-        self, store: Store, settings: Settings, clock: Clock, judge: Judge | None = None
+        self,
+        store: Store,
+        settings: Settings,
+        clock: Clock,
+        write: WriteMemories,
+        judge: Judge | None = None,
     ) -> None:
+        """`write` stores new memories (with their neighbour context); everything else
+        goes to `store` directly."""
         self._store = store
+        self._write = write
         self._config = settings.write
         self._clock = clock
         self._judge = judge or judge_offline
@@ -65,7 +73,7 @@ class WritePath:
         """Decide what `memory` becomes and write it; `vector` is its embedding."""
         match = self._closest_relation(memory, vector)
         if match is None:
-            self._store.upsert_memories([memory], [vector])
+            self._write([memory], [vector])
             return WriteResult(
                 action=WriteAction.CREATED,
                 memory=memory,
@@ -161,7 +169,7 @@ class WritePath:
         journal.record(
             self._store, "capture:supersede", self._clock(), before=[old], created=[current.id]
         )
-        self._store.upsert_memories([current], [vector])
+        self._write([current], [vector])
         self._store.update_memories([retired])
         return WriteResult(action=WriteAction.SUPERSEDED, memory=current, related=retired)
 
@@ -193,7 +201,7 @@ class WritePath:
         journal.record(
             self._store, "capture:conflict", self._clock(), before=members, created=[joined.id]
         )
-        self._store.upsert_memories([joined], [vector])
+        self._write([joined], [vector])
         self._store.update_memories(updated)
         return WriteResult(action=WriteAction.CONFLICT, memory=joined, related=updated[0])
 

@@ -39,6 +39,8 @@ class DatasetMemory(BaseModel):
     reinforced_count: int = Field(default=0, ge=0)
     importance: float | None = Field(default=None, ge=0, le=1)
     session_id: str | None = None
+    turn: int | None = Field(default=None, ge=0)
+    speaker: str | None = None
     ttl_hours: float | None = Field(default=None, gt=0)
     source: str = "eval"
 

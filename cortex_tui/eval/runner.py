@@ -180,6 +180,8 @@ def _draft(item: DatasetMemory) -> MemoryDraft:
         reinforced_count=item.reinforced_count,
         importance=item.importance,
         session_id=item.session_id,
+        turn=item.turn,
+        speaker=item.speaker,
         ttl_hours=item.ttl_hours,
         source=item.source,
     )

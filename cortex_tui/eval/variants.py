@@ -2,7 +2,8 @@
 
 Every dataset is ingested and embedded once; each variant then runs its own recall pass
 over that same store, so only recall settings may differ between variants (an embedder
-change would need another store). `--set` changes the whole run, embedder included.
+or a `context.*` change would need another store). `--set` changes the whole run,
+embedder and neighbour context included.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from cortex_tui.config import Settings, with_override
 from cortex_tui.errors import InvalidInputError
 
 BASE = "base"
-RUN_SECTIONS = ("recall", "embedder", "write")
+RUN_SECTIONS = ("recall", "embedder", "write", "context")
 VARIANT_SECTIONS = ("recall", "write")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 

@@ -4,12 +4,17 @@ Channels: dense (cosine over the query vector), lexical (BM25) and graph (memori
 mention entities near the ones the query names). All three run under the same
 `MemoryFilter` inside the store's queries. Whatever channel found a candidate, it gets
 its real cosine similarity, so the breakdown never shows a made-up similarity.
+
+A memory of a conversation also has a context vector (itself and the turn before it,
+`engine/neighbours.py`): the dense channel reads each memory by the better of its own
+cosine and `context_weight` × its context cosine (and searches the context vectors too
+when `context_candidates` asks for it).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +40,7 @@ from cortex_tui.recall.scoring import (
     score,
 )
 from cortex_tui.store.base import MemoryFilter, Store
-from cortex_tui.store.lexical import query_coverage, tokenize
+from cortex_tui.store.lexical import indexed_words, query_coverage, tokenize
 
 EXPLAIN_POOL = 500
 
@@ -44,6 +49,8 @@ EXPLAIN_POOL = 500
 class _Candidate:
     memory: Memory
     cosine: float | None = None
+    context_cosine: float | None = None
+    dense_found: bool = False
     lexical_score: float | None = None
     dense: ChannelHit | None = None
     lexical: ChannelHit | None = None
@@ -56,7 +63,15 @@ class _Pool:
     candidates: dict[str, _Candidate] = field(default_factory=dict)
     dense_top: list[float] = field(default_factory=list)
     """Scores of the dense channel's top list: what its normalisation reads."""
+    dense_order: list[str] = field(default_factory=list)
+    """Ids in the order the own-vector search found them."""
+    context_order: list[str] = field(default_factory=list)
+    """Ids in the order the context search found them."""
     lexical_top: list[float] = field(default_factory=list)
+    context_bound: float | None = None
+    """No memory outside the context list has a context cosine above this: the list's
+    lowest cosine when it is full, -1 when it holds every memory with a context. None
+    without a list: every candidate's context cosine must be looked up."""
 
     def get(self, memory: Memory) -> _Candidate:
         found = self.candidates.get(memory.id)
@@ -89,8 +104,11 @@ class Recaller:
         limit = request.limit or self._config.default_limit
         vector = self._embedder.embed_query(request.query)
         flt = request.memory_filter()
-        pool = self._gather(request, flt, vector, self._config.dense_candidates)
+        pool = self._gather(
+            request, flt, vector, self._config.dense_candidates, self._config.context_candidates
+        )
         ranked = self._rank(request, pool)
+        self._complete_context(ranked[:limit], vector)
         results = [r.result(rank) for rank, r in enumerate(ranked[:limit], 1)]
         if self._llm is not None:
             budget = request.rerank_budget_ms
@@ -125,9 +143,13 @@ class Recaller:
         if reason:
             return Explanation(query=request.query, memory=memory, limit=limit, excluded_by=reason)
         vector = self._embedder.embed_query(request.query)
-        pool = self._gather(request, flt, vector, EXPLAIN_POOL, extra_ids={memory.id})
+        context_limit = EXPLAIN_POOL if self._config.context_candidates else 0
+        pool = self._gather(
+            request, flt, vector, EXPLAIN_POOL, context_limit, extra_ids={memory.id}
+        )
         ranked = self._rank(request, pool)
         position = next(i for i, r in enumerate(ranked) if r.memory.id == memory.id)
+        self._complete_context([*ranked[: min(position, limit)], ranked[position]], vector)
         return Explanation(
             query=request.query,
             memory=memory,
@@ -143,15 +165,17 @@ class Recaller:
         flt: MemoryFilter,
         vector: Matrix,
         dense_limit: int,
+        context_limit: int,
         extra_ids: Collection[str] = (),
     ) -> _Pool:
         pool = _Pool()
-        dense = self._store.search_dense(vector, flt, dense_limit)
-        for rank, hit in enumerate(dense, 1):
+        for hit in self._store.search_dense(vector, flt, dense_limit):
             candidate = pool.get(hit.memory)
             candidate.cosine = hit.score
-            candidate.dense = ChannelHit(rank=rank, score=hit.score)
-        pool.dense_top = [hit.score for hit in dense[: self._config.dense_candidates]]
+            candidate.dense_found = True
+            pool.dense_order.append(hit.memory.id)
+        if self._reads_context and context_limit:
+            self._gather_context(flt, vector, context_limit, pool)
         if self._config.lexical_candidates:
             lexical = self._store.search_lexical(
                 request.query, flt, self._config.lexical_candidates
@@ -165,10 +189,62 @@ class Recaller:
         missing_extra = [i for i in extra_ids if i not in pool.candidates]
         if missing_extra:
             self._add_lexical_scores(request.query, flt, missing_extra, pool, vector)
-        self._fill_cosines(flt, vector, pool)
+        self._fill_cosines(vector, pool)
+        self._rank_dense(pool)
         if self._config.lexical_fill and self._config.lexical_candidates:
             self._fill_lexical(request.query, pool)
         return pool
+
+    def _gather_context(self, flt: MemoryFilter, vector: Matrix, limit: int, pool: _Pool) -> None:
+        """The memories nearest by their context vectors; payloads are read only for the
+        few the own-vector search did not bring."""
+        hits = self._store.search_context(vector, flt, limit)
+        new = [memory_id for memory_id, _ in hits if memory_id not in pool.candidates]
+        for memory in self._store.get_memories(new):
+            pool.get(memory)
+        for memory_id, cosine in hits:
+            candidate = pool.candidates.get(memory_id)
+            if candidate is not None:
+                candidate.context_cosine = cosine
+                candidate.dense_found = True
+                pool.context_order.append(memory_id)
+        pool.context_bound = hits[-1][1] if len(hits) >= limit else -1.0
+
+    def _complete_context(self, ranked: Sequence[_Ranked], vector: Matrix) -> None:
+        """Context cosines of results whose context was not needed to rank them (their
+        own cosine beats any context cosine under the context list's bound), so the
+        breakdown shows both."""
+        if not self._reads_context:
+            return
+        missing = {r.memory.id: r for r in ranked if r.evidence.context_cosine is None}
+        for memory_id, cosine in self._cosines(vector, list(missing), context=True).items():
+            missing[memory_id].evidence.context_cosine = cosine
+
+    @property
+    def _reads_context(self) -> bool:
+        return self._config.context_weight > 0 and self._store.indexes_context
+
+    def _rank_dense(self, pool: _Pool) -> None:
+        """The dense channel's order (its candidates by the cosine recall reads) and its
+        top list: the first `dense_candidates` of the own-vector search and the first
+        `context_candidates` of the context search, however far "why not?" reaches."""
+        found = [(self._dense_cosine(c)[0], c) for c in pool.candidates.values() if c.dense_found]
+        found.sort(key=lambda pair: (-pair[0], pair[1].memory.id))
+        for rank, (cosine, candidate) in enumerate(found, 1):
+            candidate.dense = ChannelHit(rank=rank, score=cosine)
+        top = dict.fromkeys(
+            pool.dense_order[: self._config.dense_candidates]
+            + pool.context_order[: self._config.context_candidates]
+        )
+        pool.dense_top = [self._dense_cosine(pool.candidates[memory_id])[0] for memory_id in top]
+
+    def _dense_cosine(self, candidate: _Candidate) -> tuple[float, bool]:
+        """The cosine the dense channel reads and whether it came from the context."""
+        own = candidate.cosine or 0.0
+        if candidate.context_cosine is None or not self._reads_context:
+            return own, False
+        with_context = self._config.context_weight * candidate.context_cosine
+        return (with_context, True) if with_context > own else (own, False)
 
     def _gather_graph(
         self, request: RecallRequest, flt: MemoryFilter, vector: Matrix, pool: _Pool
@@ -213,15 +289,36 @@ class Recaller:
         for memory_id, bm25 in self._store.lexical_scores(query, missing).items():
             pool.candidates[memory_id].lexical_score = bm25
 
-    def _fill_cosines(self, flt: MemoryFilter, vector: Matrix, pool: _Pool) -> None:
+    def _fill_cosines(self, vector: Matrix, pool: _Pool) -> None:
+        """Own and context cosines the searches did not give: stored vectors and one
+        matrix product, cheaper than a second filtered search that would parse every
+        payload again. Context cosines only where they could be the one read."""
         missing = [c.memory.id for c in pool.candidates.values() if c.cosine is None]
-        if not missing:
+        for memory_id, cosine in self._cosines(vector, missing, context=False).items():
+            pool.candidates[memory_id].cosine = cosine
+        if not self._reads_context:
             return
-        # Stored vectors and one dot product each: cheaper than a second filtered search
-        # that would parse every payload again.
-        query = np.asarray(vector, dtype=np.float32)
-        for memory_id, stored in self._store.get_vectors(missing).items():
-            pool.candidates[memory_id].cosine = float(np.dot(query, np.asarray(stored)))
+        # Only where the context could be the one read: above the bound, own cosine wins.
+        bound = pool.context_bound
+        reach = 2.0 if bound is None else self._config.context_weight * bound
+        missing = [
+            c.memory.id
+            for c in pool.candidates.values()
+            if c.context_cosine is None and (c.cosine or 0.0) < reach
+        ]
+        for memory_id, cosine in self._cosines(vector, missing, context=True).items():
+            pool.candidates[memory_id].context_cosine = cosine
+
+    def _cosines(self, vector: Matrix, ids: list[str], *, context: bool) -> dict[str, float]:
+        """Cosines of the query with the stored (own or context) vectors of `ids`."""
+        if not ids:
+            return {}
+        stored = self._store.get_vectors(ids, context=context)
+        if not stored:
+            return {}
+        matrix = np.asarray(list(stored.values()), dtype=np.float32)
+        products = matrix @ np.asarray(vector, dtype=np.float32)
+        return dict(zip(stored, map(float, products), strict=True))
 
     def _rank(self, request: RecallRequest, pool: _Pool) -> list[_Ranked]:
         """Every candidate scored with plain floats, best first (ties: cosine, then id)."""
@@ -240,15 +337,18 @@ class Recaller:
         multipliers = Multipliers.of(config)
         ranked: list[_Ranked] = []
         for c in candidates:
-            cosine = c.cosine or 0.0
+            cosine, matched_context = self._dense_cosine(c)
+            context_read = cosine if matched_context else None
             # Coverage matters only where BM25 found a term: elsewhere the lexical term is
             # 0 whatever it is, and tokenizing every dense-only candidate costs time.
             coverage: float | None = None
             if c.lexical_score and config.lexical_coverage_power:
-                share = query_coverage(query_terms, c.memory.content, c.memory.tags)
+                share = query_coverage(query_terms, c.memory.content, indexed_words(c.memory))
                 coverage = share**config.lexical_coverage_power
             evidence = Evidence(
-                cosine=cosine,
+                cosine=c.cosine or 0.0,
+                context_cosine=c.context_cosine if self._reads_context else None,
+                context_read=context_read,
                 relevance=relevance(
                     mode,
                     cosine=cosine,
@@ -277,7 +377,7 @@ class Recaller:
                 multipliers=multipliers,
             )
             ranked.append(_Ranked(c.memory, evidence, result, mode))
-        ranked.sort(key=lambda r: (-r.score.final, -r.evidence.cosine, r.memory.id))
+        ranked.sort(key=lambda r: (-r.score.final, -r.evidence.read_cosine, r.memory.id))
         return ranked
 
 

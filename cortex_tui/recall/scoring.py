@@ -1,4 +1,4 @@
-"""The score: relevance, refined by eight bounded prior factors, then two penalties.
+"""The score: relevance, refined by nine bounded prior factors, then two penalties.
 
     adjusted = relevance × Π (1 + weight_p × signal_p)      signal_p ∈ [0, 1]
     final    = adjusted × supersession_penalty × conflict_penalty
@@ -37,6 +37,7 @@ from cortex_tui.models import (
     SignalScore,
 )
 from cortex_tui.recall.fusion import Relevance
+from cortex_tui.recall.periods import Period, period_signal, query_period
 from cortex_tui.recall.type_cues import named_types
 
 _WORD = re.compile(r"[\w][\w.+#/-]*", re.UNICODE)
@@ -48,11 +49,19 @@ class Evidence:
 
     cosine: float
     relevance: Relevance
+    context_cosine: float | None = None
+    context_read: float | None = None
+    """The weighted context cosine, when the dense channel read it rather than `cosine`."""
     lexical_score: float | None = None
     dense: ChannelHit | None = None
     lexical: ChannelHit | None = None
     graph: ChannelHit | None = None
     graph_hops: int | None = None
+
+    @property
+    def read_cosine(self) -> float:
+        """The cosine the dense channel read: the context's when it matched better."""
+        return self.cosine if self.context_read is None else self.context_read
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +74,8 @@ class QueryContext:
     now: datetime
     named_types: frozenset[MemoryType] = frozenset()
     """Memory types the query names; when any, the type prior favours them alone."""
+    period: Period | None = None
+    """The period the query names; when one, the period prior favours memories of it."""
 
 
 def query_context(
@@ -78,6 +89,7 @@ def query_context(
         project=project,
         now=now,
         named_types=named_types(words) if type_cues else frozenset(),
+        period=query_period(query, now),
     )
 
 
@@ -148,6 +160,14 @@ def graph_proximity(hops: int | None) -> float:
     return 0.0 if not hops else 1.0 / hops
 
 
+def period_prior(memory: Memory, period: Period | None) -> float:
+    """How well the memory's date (its episode's start, else when it was made) falls in
+    the period the query names; 0 for every memory when it names none."""
+    if period is None:
+        return 0.0
+    return period_signal(memory.episode_start or memory.created_at, period)
+
+
 @dataclass(slots=True)
 class Score:
     """A candidate's score as plain floats: cheap enough to compute for every candidate.
@@ -164,6 +184,7 @@ class Score:
     supersession_penalty: float
     conflict_penalty: float
     named_types: frozenset[MemoryType] = frozenset()
+    period: Period | None = None
 
     @property
     def final(self) -> float:
@@ -177,7 +198,7 @@ def prior_signals(
     config: RecallConfig,
     multipliers: Multipliers,
 ) -> dict[str, float]:
-    """The eight priors' raw values, each in [0, 1]."""
+    """The nine priors' raw values, each in [0, 1]."""
     return {
         "recency": recency(memory, ctx.now, config.recency_half_life_hours),
         "frequency": frequency(memory.access_count, config.frequency_log_divisor),
@@ -187,6 +208,7 @@ def prior_signals(
         "reinforcement": reinforcement(memory.reinforced_count, config.reinforcement_log_divisor),
         "tag_affinity": tag_affinity(memory.tags, ctx),
         "graph_proximity": graph_proximity(evidence.graph_hops),
+        "period": period_prior(memory, ctx.period),
     }
 
 
@@ -230,6 +252,7 @@ def score(
             config.conflict_penalty if memory.conflict_status is ConflictStatus.ACTIVE else 1.0
         ),
         named_types=ctx.named_types,
+        period=ctx.period,
     )
 
 
@@ -253,6 +276,8 @@ def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
         conflict_penalty=result.conflict_penalty,
         final=result.final,
         cosine=evidence.cosine,
+        context_cosine=evidence.context_cosine,
+        matched_context=evidence.context_read is not None,
         lexical_score=evidence.lexical_score,
         dense_scaled=fused.dense,
         lexical_scaled=fused.lexical,
@@ -265,4 +290,5 @@ def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
         graph_hops=evidence.graph_hops,
         fusion=fusion,
         query_types=sorted(result.named_types),
+        query_period=None if result.period is None else result.period.describe(),
     )

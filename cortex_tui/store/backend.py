@@ -6,8 +6,11 @@ order, what "not found" does) is written here, so the two backends cannot drift 
 A backend subclasses `QdrantStore` and implements the `_` primitives; primitives never
 flush, each public write ends with one `_commit` (Edge: `flush()`).
 
-Collections: `memories` (dense "dense" + sparse "lexical" + payload), `entities` (dense
-name vector + payload), `relations` and `journal` (payload only).
+Collections: `memories` (dense "dense", dense "context" for memories of a conversation,
+sparse "lexical", payload), `entities` (dense name vector + payload), `relations` and
+`journal` (payload only). A memory's context (the turn before it) is index-side: its
+text rides in the payload under `_context` so the lexical vector can be rebuilt when
+tags change, and it never reaches the `Memory` model.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Generic, TypeVar, cast
 
@@ -24,6 +27,7 @@ import numpy as np
 from cortex_tui.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
 from cortex_tui.models import Entity, Memory, Relation
 from cortex_tui.store.base import (
+    IndexContext,
     JournalEntry,
     MemoryFilter,
     ScoredEntity,
@@ -39,8 +43,9 @@ from cortex_tui.store.filters import (
     memory_conditions,
     relation_conditions,
 )
-from cortex_tui.store.lexical import SparseTerms, encode_document, encode_query
+from cortex_tui.store.lexical import SparseTerms, encode_document, encode_query, indexed_words
 from cortex_tui.store.payload import (
+    CONTEXT_KEY,
     from_payload,
     is_point_id,
     journal_from_payload,
@@ -52,9 +57,12 @@ from cortex_tui.store.payload import (
 )
 
 DENSE = "dense"
+CONTEXT = "context"
 LEXICAL = "lexical"
 TIE_MARGIN = 16  # ids fetched past a search's cut once scores are seen to tie across it
 TIE_REACH = 8  # the farthest a search reaches for the rest of a tie group: 8 × its limit
+_NO_TURN_LIMIT = 2**62  # "before" a turn no session reaches: the session's latest turn
+_TURN_MEMORIES = 32  # memories read for one turn (a captured turn yields a handful)
 Payload = Mapping[str, Any]
 _Record = TypeVar("_Record", Memory, Entity)
 
@@ -74,6 +82,7 @@ class PointData:
     payload: dict[str, Any]
     dense: list[float] | None = None
     sparse: SparseTerms | None = None
+    context: list[float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,27 +113,49 @@ def _floats(vector: Vector) -> list[float]:
     return list(map(float, vector))
 
 
-def _memory_point(memory: Memory, vector: Vector) -> PointData:
+def _memory_point(memory: Memory, vector: Vector, context: IndexContext | None) -> PointData:
+    payload = to_payload(memory)
+    if context is None:
+        return PointData(memory.id, payload, _floats(vector), _lexical(memory, None))
+    stored = {"text": context.text, "weight": context.lexical_weight}
+    payload[CONTEXT_KEY] = stored
     return PointData(
         memory.id,
-        to_payload(memory),
-        dense=_floats(vector),
-        sparse=encode_document(memory.content, memory.tags),
+        payload,
+        _floats(vector),
+        _lexical(memory, stored),
+        None if context.vector is None else _floats(context.vector),
+    )
+
+
+def _lexical(memory: Memory, context: Mapping[str, Any] | None) -> SparseTerms:
+    """The lexical vector of a memory and its stored context (`_context` payload)."""
+    if not context:
+        return encode_document(memory.content, indexed_words(memory))
+    return encode_document(
+        memory.content, indexed_words(memory), context["text"], float(context["weight"])
     )
 
 
 class QdrantStore(ABC, Generic[C]):
     """A `Store` over Qdrant points; see the module docstring for the split."""
 
-    def __init__(self, meta: StoreMeta, location: str, build: ConditionBuilder[C]) -> None:
+    def __init__(
+        self, meta: StoreMeta, location: str, build: ConditionBuilder[C], *, context: bool
+    ) -> None:
         self._meta = meta
         self._location = location
         self._build = build
+        self._context = context
         self._journal_lock = threading.Lock()
 
     @property
     def meta(self) -> StoreMeta:
         return self._meta
+
+    @property
+    def indexes_context(self) -> bool:
+        return self._context
 
     @property
     def location(self) -> str:
@@ -142,7 +173,10 @@ class QdrantStore(ABC, Generic[C]):
         """Payloads (all fields, or only `fields`) of the points that exist among `ids`."""
 
     @abstractmethod
-    def _dense_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[float]]: ...
+    def _dense_vectors(
+        self, coll: Collection, ids: Sequence[str], using: str = DENSE
+    ) -> dict[str, list[float]]:
+        """The `using` vectors of the points among `ids` that have one."""
 
     @abstractmethod
     def _search(
@@ -163,8 +197,11 @@ class QdrantStore(ABC, Generic[C]):
         """A page in id order and the id the next page starts at."""
 
     @abstractmethod
-    def _latest(self, coll: Collection, key: str, limit: int) -> list[Payload]:
-        """The `limit` points with the largest integer `key`, largest first."""
+    def _latest(
+        self, coll: Collection, key: str, limit: int, cond: C | None = None
+    ) -> list[Payload]:
+        """The `limit` points (among those `cond` lets through) with the largest integer
+        `key`, largest first."""
 
     @abstractmethod
     def _count(self, coll: Collection, cond: C | None) -> int: ...
@@ -194,21 +231,33 @@ class QdrantStore(ABC, Generic[C]):
 
     # --- memories ---------------------------------------------------------------------
 
-    def upsert_memories(self, memories: Sequence[Memory], vectors: Sequence[Vector]) -> None:
+    def upsert_memories(
+        self,
+        memories: Sequence[Memory],
+        vectors: Sequence[Vector],
+        contexts: Sequence[IndexContext | None] | None = None,
+    ) -> None:
         require_point_ids(m.id for m in memories)
         require_vectors(len(memories), vectors, self._meta.dimension, "memories")
+        given = list(contexts) if contexts is not None else [None] * len(memories)
+        if len(given) != len(memories):
+            raise InvalidInputError(f"{len(memories)} memories but {len(given)} contexts")
+        if not self._context:  # no place for a context vector: the words still count
+            given = [c if c is None else replace(c, vector=None) for c in given]
+        context_vectors = [c.vector for c in given if c is not None and c.vector is not None]
+        require_vectors(len(context_vectors), context_vectors, self._meta.dimension, "contexts")
         if memories:
-            self._upsert(Collection.MEMORIES, list(map(_memory_point, memories, vectors)))
+            self._upsert(Collection.MEMORIES, list(map(_memory_point, memories, vectors, given)))
             self._commit(Collection.MEMORIES)
 
     def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
-        """Payload-only update. The lexical vector is rebuilt when tags changed (tags are
-        indexed); a content change is refused since the dense vector would go stale."""
+        """Payload-only update, keeping the memory's stored context. The lexical vector is
+        rebuilt when tags or the speaker changed (both are indexed); a content change is
+        refused since the dense vector would go stale."""
         ids = [m.id for m in memories]
         require_point_ids(ids)
-        stored = {
-            p["id"]: p for p in self._retrieve(Collection.MEMORIES, ids, ("id", "content", "tags"))
-        }
+        fields = ("id", "content", "tags", "speaker", CONTEXT_KEY)
+        stored = {p["id"]: p for p in self._retrieve(Collection.MEMORIES, ids, fields)}
         for memory in memories:
             before = stored.get(memory.id)
             if before is None:
@@ -220,13 +269,17 @@ class QdrantStore(ABC, Generic[C]):
                 )
         if not memories:
             return
-        self._overwrite_payloads(
-            Collection.MEMORIES, [PointData(m.id, to_payload(m)) for m in memories]
-        )
+        points = []
+        for memory in memories:
+            payload = to_payload(memory)
+            if stored[memory.id].get(CONTEXT_KEY):
+                payload[CONTEXT_KEY] = stored[memory.id][CONTEXT_KEY]
+            points.append(PointData(memory.id, payload))
+        self._overwrite_payloads(Collection.MEMORIES, points)
         retagged = [
-            (m.id, encode_document(m.content, m.tags))
+            (m.id, _lexical(m, stored[m.id].get(CONTEXT_KEY)))
             for m in memories
-            if stored[m.id]["tags"] != m.tags
+            if stored[m.id]["tags"] != m.tags or stored[m.id].get("speaker") != m.speaker
         ]
         if retagged:
             self._set_sparse(Collection.MEMORIES, retagged)
@@ -236,8 +289,30 @@ class QdrantStore(ABC, Generic[C]):
     def get_memories(self, ids: Sequence[str]) -> list[Memory]:
         return self._get(Collection.MEMORIES, Memory, ids)
 
-    def get_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
-        return self._dense_vectors(Collection.MEMORIES, list(dict.fromkeys(point_ids(ids))))
+    def get_vectors(self, ids: Sequence[str], *, context: bool = False) -> dict[str, list[float]]:
+        if context and not self._context:
+            return {}
+        wanted = list(dict.fromkeys(point_ids(ids)))
+        return self._dense_vectors(Collection.MEMORIES, wanted, CONTEXT if context else DENSE)
+
+    def session_turn(self, session_id: str, before: int | None = None) -> list[Memory]:
+        flt = MemoryFilter(
+            session_id=session_id,
+            before_turn=before if before is not None else _NO_TURN_LIMIT,
+            current_only=False,
+            statuses=None,
+        )
+        cond = self._cond(flt)
+        latest = self._latest(Collection.MEMORIES, "turn", 1, cond)
+        if not latest:
+            return []
+        same = self._cond(flt.model_copy(update={"before_turn": int(latest[0]["turn"]) + 1}))
+        # The memories of that turn: the highest turns below it, cut where the turn changes.
+        found = [
+            from_payload(Memory, p)
+            for p in self._latest(Collection.MEMORIES, "turn", _TURN_MEMORIES, same)
+        ]
+        return [m for m in found if m.turn == latest[0]["turn"]]
 
     def find_ids_by_prefix(self, prefix: str, limit: int = 2) -> list[str]:
         """Ids are lowercase UUIDs, so the prefix is lowercased; an empty one names none."""
@@ -251,6 +326,16 @@ class QdrantStore(ABC, Generic[C]):
         require_vectors(1, [vector], self._meta.dimension, "query")
         dense = _floats(vector)
         return self._scored(self._search_settled(DENSE, dense, self._cond(flt), limit))
+
+    def search_context(
+        self, vector: Vector, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        require_vectors(1, [vector], self._meta.dimension, "query")
+        if not self._context:
+            return []
+        dense, cond = _floats(vector), self._cond(flt)
+        hits = self._search_settled(CONTEXT, dense, cond, limit, fields=("id",))
+        return [(str(h.payload["id"]), h.score) for h in hits]
 
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         query = encode_query(text)
@@ -268,7 +353,12 @@ class QdrantStore(ABC, Generic[C]):
         return {str(h.payload["id"]): h.score for h in hits}
 
     def _search_settled(
-        self, using: str, vector: list[float] | SparseTerms, cond: C | None, limit: int
+        self,
+        using: str,
+        vector: list[float] | SparseTerms,
+        cond: C | None,
+        limit: int,
+        fields: Sequence[str] | None = None,
     ) -> list[Hit]:
         """The top `limit` memories, equal scores in id order.
 
@@ -279,9 +369,9 @@ class QdrantStore(ABC, Generic[C]):
         looked up (ids and scores alone) and cut by id, so the same data and query give
         the same candidates in every store.
         """
-        hits = self._search(Collection.MEMORIES, using, vector, cond, limit + 1)
+        hits = self._search(Collection.MEMORIES, using, vector, cond, limit + 1, fields)
         if len(hits) > limit and hits[limit].score == hits[limit - 1].score:
-            hits = self._settle_tie(using, vector, cond, limit, hits)
+            hits = self._settle_tie(using, vector, cond, limit, hits, fields)
         return sorted(hits, key=_best_then_id)[:limit]
 
     def _settle_tie(
@@ -291,6 +381,7 @@ class QdrantStore(ABC, Generic[C]):
         cond: C | None,
         limit: int,
         hits: list[Hit],
+        fields: Sequence[str] | None,
     ) -> list[Hit]:
         boundary = hits[limit - 1].score
         fetch = limit + TIE_MARGIN
@@ -303,7 +394,7 @@ class QdrantStore(ABC, Generic[C]):
         known = {str(h.payload["id"]): h for h in hits}
         score = {str(h.payload["id"]): h.score for h in chosen}
         missing = [memory_id for memory_id in score if memory_id not in known]
-        for payload in self._retrieve(Collection.MEMORIES, missing):
+        for payload in self._retrieve(Collection.MEMORIES, missing, fields):
             known[str(payload["id"])] = Hit(payload, score[str(payload["id"])])
         return [known[memory_id] for memory_id in score if memory_id in known]
 

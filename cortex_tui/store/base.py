@@ -8,7 +8,7 @@ a filtered query must never be top-k first and filtered after.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -29,6 +29,8 @@ from cortex_tui.models import (
 )
 
 Vector = Sequence[float] | npt.NDArray[np.float32]
+WriteMemories = Callable[[Sequence[Memory], Sequence[Vector]], None]
+"""Stores new memories with their vectors: the engine's writer adds neighbour context."""
 
 
 class MemoryFilter(BaseModel):
@@ -46,6 +48,7 @@ class MemoryFilter(BaseModel):
     - `tags`: the memory has at least one of these tags.
     - `ids`: restrict to these ids (used by the graph channel and "why not?").
     - `session_id`: exact match.
+    - `before_turn`: the memory's `turn` is set and lower than this.
     - `source_prefix`: `source` starts with it (e.g. `index:docs/` for every chunk the
       markdown indexer stored from that folder); case-sensitive, as paths are.
     - `text`: case-insensitive match of every word in content (full-text index).
@@ -67,6 +70,7 @@ class MemoryFilter(BaseModel):
     tags: list[str] | None = None
     ids: list[str] | None = None
     session_id: str | None = None
+    before_turn: int | None = None
     source_prefix: str | None = None
     text: str | None = None
     has_predecessor: bool = False
@@ -81,6 +85,21 @@ class StoreMeta(BaseModel):
     dimension: int
     schema_version: int = 1
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class IndexContext:
+    """What a memory is indexed with besides its own text: the turn before it in its
+    session. Index-side only: the memory's content stays its own text.
+
+    `vector` stands for the previous turn and this memory together (None leaves the
+    memory without a context vector: a store built before context existed has no place
+    for one); `lexical_weight` is what each of the previous turn's words counts for BM25
+    next to one of the memory's own."""
+
+    text: str
+    vector: Vector | None
+    lexical_weight: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +136,22 @@ class Store(Protocol):
         """Human-readable place of the store (folder or URL), for messages."""
         ...
 
+    @property
+    def indexes_context(self) -> bool:
+        """Whether the store has a place for context vectors (stores made before neighbour
+        context have none until `cortex-tui reembed` rebuilds them)."""
+        ...
+
     # memories
-    def upsert_memories(self, memories: Sequence[Memory], vectors: Sequence[Vector]) -> None:
-        """Insert or replace memories with their dense vectors (lexical index derived
-        from content by the store)."""
+    def upsert_memories(
+        self,
+        memories: Sequence[Memory],
+        vectors: Sequence[Vector],
+        contexts: Sequence[IndexContext | None] | None = None,
+    ) -> None:
+        """Insert or replace memories with their dense vectors and, for memories of a
+        conversation, the context they are indexed with (lexical index derived from
+        content, tags, speaker and context by the store)."""
         ...
 
     def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
@@ -137,7 +168,15 @@ class Store(Protocol):
         """The memories that exist among `ids`, in the order of `ids`."""
         ...
 
-    def get_vectors(self, ids: Sequence[str]) -> dict[str, list[float]]: ...
+    def get_vectors(self, ids: Sequence[str], *, context: bool = False) -> dict[str, list[float]]:
+        """Stored dense vectors; `context=True` the context vectors (memories without
+        one are absent)."""
+        ...
+
+    def session_turn(self, session_id: str, before: int | None = None) -> list[Memory]:
+        """The memories of the session's latest turn (before turn `before` when given),
+        whatever their status: what was said stays said. Empty when there is none."""
+        ...
 
     def find_ids_by_prefix(self, prefix: str, limit: int = 2) -> list[str]:
         """Ids starting with `prefix` (at most `limit`), for short-id resolution."""
@@ -145,6 +184,15 @@ class Store(Protocol):
 
     def search_dense(self, vector: Vector, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         """Cosine similarity search, filter applied inside the query, best first."""
+        ...
+
+    def search_context(
+        self, vector: Vector, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """Ids and cosines of the memories whose context vectors are nearest, best first
+        (same filter semantics; memories without a context vector are not found, and a
+        store without context vectors finds none). Ids only: most of them are memories
+        the own-vector search already brought."""
         ...
 
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:

@@ -4,7 +4,8 @@ Layout of a store folder (`$CORTEX_HOME/store/`):
 
     .lock            flock of the owning process, holding its pid (see `lock.py`)
     meta.json        `StoreMeta`: which embedder made the vectors (written last, atomically)
-    memories/        shard: dense "dense" (cosine) + sparse "lexical" (IDF) + payload
+    memories/        shard: dense "dense" and "context" (cosine) + sparse "lexical" (IDF)
+                     + payload
     entities/        shard: dense "dense" (the entity name) + payload
     relations/       shard: payload only
     journal/         shard: payload only
@@ -32,6 +33,7 @@ from pydantic import ValidationError
 from cortex_tui.errors import StoreError
 from cortex_tui.models import utcnow
 from cortex_tui.store.backend import (
+    CONTEXT,
     DENSE,
     LEXICAL,
     Collection,
@@ -45,6 +47,7 @@ from cortex_tui.store.base import StoreMeta
 from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_DATETIME_FIELDS,
+    MEMORY_INTEGER_FIELDS,
     MEMORY_KEYWORD_FIELDS,
     MEMORY_PREFIX_FIELDS,
     MEMORY_TEXT_FIELD,
@@ -87,6 +90,9 @@ class EdgeConditions:
     ) -> EdgeCondition:
         return qe.FieldCondition(key, range=qe.RangeDateTime(gt=gt, lte=lte))
 
+    def below(self, key: str, value: int) -> EdgeCondition:
+        return qe.FieldCondition(key, range=qe.RangeFloat(lt=value))
+
     def combine(
         self,
         must: Sequence[EdgeCondition] = (),
@@ -102,7 +108,8 @@ def _shard_config(coll: Collection, dimension: int) -> qe.EdgeConfig:
     dense = {DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)}
     if coll is Collection.MEMORIES:
         lexical = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
-        return qe.EdgeConfig(vectors=dense, sparse_vectors=lexical)
+        context = qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)
+        return qe.EdgeConfig(vectors={**dense, CONTEXT: context}, sparse_vectors=lexical)
     if coll is Collection.ENTITIES:
         return qe.EdgeConfig(vectors=dense)
     return qe.EdgeConfig(sparse_vectors={_UNUSED_SPARSE: qe.EdgeSparseVectorParams()})
@@ -114,6 +121,7 @@ def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
         indexes: dict[str, _IndexSchema] = dict.fromkeys(MEMORY_KEYWORD_FIELDS, keyword)
         indexes.update(dict.fromkeys(MEMORY_PREFIX_FIELDS, qe.KeywordIndexParams(prefix=True)))
         indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
+        indexes.update(dict.fromkeys(MEMORY_INTEGER_FIELDS, qe.PayloadSchemaType.Integer))
         indexes[MEMORY_TEXT_FIELD] = qe.TextIndexParams(
             tokenizer=qe.TokenizerType.Word, lowercase=True
         )
@@ -182,7 +190,9 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         shards: Mapping[Collection, qe.EdgeShard],
         lock: StoreLock,
     ) -> None:
-        super().__init__(meta, str(path), EdgeConditions())
+        memories = shards[Collection.MEMORIES]
+        context = _has_context(memories, meta.dimension)
+        super().__init__(meta, str(path), EdgeConditions(), context=context)
         self._shards = dict(shards)
         self._lock = lock
 
@@ -234,14 +244,17 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         records = self._shards[coll].retrieve(list(ids), with_payload, False)
         return [r.payload for r in records if r.payload is not None]
 
-    def _dense_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[float]]:
+    def _dense_vectors(
+        self, coll: Collection, ids: Sequence[str], using: str = DENSE
+    ) -> dict[str, list[float]]:
         if not ids:
             return {}
-        records = self._shards[coll].retrieve(list(ids), ["id"], [DENSE])
+        records = self._shards[coll].retrieve(list(ids), ["id"], [using])
         vectors: dict[str, list[float]] = {}
         for record in records:
-            if record.payload is not None and isinstance(record.vector, dict):
-                vectors[record.payload["id"]] = cast(list[float], record.vector[DENSE])
+            vector = record.vector
+            if record.payload is not None and isinstance(vector, dict) and using in vector:
+                vectors[record.payload["id"]] = cast(list[float], vector[using])
         return vectors
 
     def _search(
@@ -273,10 +286,12 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         page: list[Payload] = [r.payload for r in records if r.payload is not None]
         return page, None if following is None else str(following)
 
-    def _latest(self, coll: Collection, key: str, limit: int) -> list[Payload]:
+    def _latest(
+        self, coll: Collection, key: str, limit: int, cond: EdgeCondition | None = None
+    ) -> list[Payload]:
         order = qe.OrderBy(key, direction=qe.Direction.Desc)
         request = qe.ScrollRequest(
-            limit=limit, with_payload=True, with_vector=False, order_by=order
+            limit=limit, filter=_filter(cond), with_payload=True, with_vector=False, order_by=order
         )
         records, _ = self._shards[coll].scroll(request)
         return [r.payload for r in records if r.payload is not None]
@@ -323,10 +338,25 @@ class EdgeStore(QdrantStore[EdgeCondition]):
             self._lock.release()
 
 
+def _has_context(shard: qe.EdgeShard, dimension: int) -> bool:
+    """Whether the memories shard declares the context vector: a shard's vectors are fixed
+    when it is created, and Edge has no call that lists them, so ask for one."""
+    probe = qe.QueryRequest(
+        limit=1, query=qe.Query.Nearest([0.0] * dimension, using=CONTEXT), with_payload=False
+    )
+    try:
+        shard.query(probe)
+    except Exception:  # Edge raises a bare "Not existing vector name" error
+        return False
+    return True
+
+
 def _named_vectors(point: PointData) -> dict[str, qe.NamedVector]:
     vectors: dict[str, qe.NamedVector] = {}
     if point.dense is not None:
         vectors[DENSE] = point.dense
+    if point.context is not None:
+        vectors[CONTEXT] = point.context
     if point.sparse is not None:
         vectors[LEXICAL] = qe.SparseVector(*point.sparse)
     return vectors

@@ -45,6 +45,8 @@ MEMORY_KEYWORD_FIELDS: tuple[str, ...] = (
 # `MemoryFilter.source_prefix`).
 MEMORY_PREFIX_FIELDS: tuple[str, ...] = ("id", "source")
 MEMORY_DATETIME_FIELDS: tuple[str, ...] = ("valid_from", "valid_to", "created_at")
+# Integer fields: filtered by range and ordered by (a session's turns, newest first).
+MEMORY_INTEGER_FIELDS: tuple[str, ...] = ("turn",)
 MEMORY_TEXT_FIELD = "content"
 RELATION_KEYWORD_FIELDS: tuple[str, ...] = ("subject_id", "object_id")
 RELATION_DATETIME_FIELDS: tuple[str, ...] = ("valid_to",)
@@ -67,6 +69,10 @@ class ConditionBuilder(Protocol, Generic[C]):
     def has_id(self, ids: Sequence[str]) -> C: ...
 
     def datetime_range(self, key: str, *, gt: str | None = None, lte: str | None = None) -> C: ...
+
+    def below(self, key: str, value: int) -> C:
+        """The integer field `key` is less than `value`."""
+        ...
 
     def combine(
         self, must: Sequence[C] = (), should: Sequence[C] = (), must_not: Sequence[C] = ()
@@ -117,6 +123,8 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
         must.append(build.has_id(point_ids(flt.ids)))
     if flt.session_id is not None:
         must.append(build.match_value("session_id", flt.session_id))
+    if flt.before_turn is not None:
+        must.append(build.below("turn", flt.before_turn))
     if flt.source_prefix:  # "" is a prefix of every source: no condition
         must.append(build.match_prefix("source", flt.source_prefix))
     if flt.has_predecessor:

@@ -9,6 +9,9 @@ naturally in a Qdrant dashboard and filters run on the real fields. Two addition
   ten (measured: 10,742 of 100,000 `random.random()` values), and a server's REST layer
   may do the same; the numbers stay in place for filtering and display, the strings
   make the round trip exact.
+- `_context`: index-side data of a memory of a conversation (the previous turn's text
+  and what its words weigh), kept so the lexical vector can be rebuilt; dropped on the
+  way back to the model.
 - the journal's free-form `payload` is stored as one JSON string (`payload_json`): it is
   never filtered on, and a string keeps nested floats and large integers exact.
 
@@ -31,6 +34,7 @@ from cortex_tui.models import UtcDatetime
 from cortex_tui.store.base import JournalEntry, Vector
 
 _EXACT_FLOATS = "_floats"
+CONTEXT_KEY = "_context"
 _M = TypeVar("_M", bound=BaseModel)
 _utc_datetime: TypeAdapter[datetime] = TypeAdapter(UtcDatetime)
 
@@ -87,6 +91,7 @@ def from_payload(model: type[_M], payload: Mapping[str, Any] | None) -> _M:
         raise StoreError(f"a stored {model.__name__} has no payload")
     data = dict(payload)
     floats = data.pop(_EXACT_FLOATS, None) or {}
+    data.pop(CONTEXT_KEY, None)
     for key, text in floats.items():
         data[key] = float(text)
     try:

@@ -28,6 +28,7 @@ from qdrant_client import models as qm
 from cortex_tui.errors import CortexError, StoreError
 from cortex_tui.models import utcnow
 from cortex_tui.store.backend import (
+    CONTEXT,
     DENSE,
     LEXICAL,
     Collection,
@@ -41,6 +42,7 @@ from cortex_tui.store.base import StoreMeta
 from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_DATETIME_FIELDS,
+    MEMORY_INTEGER_FIELDS,
     MEMORY_KEYWORD_FIELDS,
     MEMORY_PREFIX_FIELDS,
     MEMORY_TEXT_FIELD,
@@ -80,6 +82,9 @@ class ClientConditions:
     ) -> qm.Condition:
         return qm.FieldCondition(key=key, range=qm.DatetimeRange(gt=gt, lte=lte))
 
+    def below(self, key: str, value: int) -> qm.Condition:
+        return qm.FieldCondition(key=key, range=qm.Range(lt=value))
+
     def combine(
         self,
         must: Sequence[qm.Condition] = (),
@@ -99,6 +104,7 @@ def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
         prefixed = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, prefix=True)
         indexes.update(dict.fromkeys(MEMORY_PREFIX_FIELDS, prefixed))
         indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
+        indexes.update(dict.fromkeys(MEMORY_INTEGER_FIELDS, qm.PayloadSchemaType.INTEGER))
         indexes[MEMORY_TEXT_FIELD] = qm.TextIndexParams(
             type=qm.TextIndexType.TEXT, tokenizer=qm.TokenizerType.WORD, lowercase=True
         )
@@ -117,7 +123,10 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
     """A store in Qdrant collections named `{prefix}_*`."""
 
     def __init__(self, client: QdrantClient, location: str, prefix: str, meta: StoreMeta) -> None:
-        super().__init__(meta, location, ClientConditions())
+        memories = client.get_collection(f"{prefix}_{Collection.MEMORIES.value}")
+        vectors = memories.config.params.vectors
+        context = isinstance(vectors, dict) and CONTEXT in vectors
+        super().__init__(meta, location, ClientConditions(), context=context)
         self._client = client
         self._prefix = prefix
 
@@ -179,16 +188,19 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         records = self._client.retrieve(self._name(coll), list(ids), with_payload=with_payload)
         return [r.payload for r in records if r.payload is not None]
 
-    def _dense_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[float]]:
+    def _dense_vectors(
+        self, coll: Collection, ids: Sequence[str], using: str = DENSE
+    ) -> dict[str, list[float]]:
         if not ids:
             return {}
         records = self._client.retrieve(
-            self._name(coll), list(ids), with_payload=["id"], with_vectors=[DENSE]
+            self._name(coll), list(ids), with_payload=["id"], with_vectors=[using]
         )
         vectors: dict[str, list[float]] = {}
         for record in records:
-            if record.payload is not None and isinstance(record.vector, dict):
-                vectors[record.payload["id"]] = cast(list[float], record.vector[DENSE])
+            vector = record.vector
+            if record.payload is not None and isinstance(vector, dict) and using in vector:
+                vectors[record.payload["id"]] = cast(list[float], vector[using])
         return vectors
 
     def _search(
@@ -224,9 +236,13 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         page: list[Payload] = [r.payload for r in records if r.payload is not None]
         return page, None if following is None else str(following)
 
-    def _latest(self, coll: Collection, key: str, limit: int) -> list[Payload]:
+    def _latest(
+        self, coll: Collection, key: str, limit: int, cond: qm.Condition | None = None
+    ) -> list[Payload]:
         order = qm.OrderBy(key=key, direction=qm.Direction.DESC)
-        records, _ = self._client.scroll(self._name(coll), limit=limit, order_by=order)
+        records, _ = self._client.scroll(
+            self._name(coll), scroll_filter=_filter(cond), limit=limit, order_by=order
+        )
         return [r.payload for r in records if r.payload is not None]
 
     def _count(self, coll: Collection, cond: qm.Condition | None) -> int:
@@ -278,6 +294,8 @@ def _named_vectors(point: PointData) -> dict[str, list[float] | qm.SparseVector]
     vectors: dict[str, list[float] | qm.SparseVector] = {}
     if point.dense is not None:
         vectors[DENSE] = point.dense
+    if point.context is not None:
+        vectors[CONTEXT] = point.context
     if point.sparse is not None:
         vectors[LEXICAL] = qm.SparseVector(indices=point.sparse[0], values=point.sparse[1])
     return vectors
@@ -295,11 +313,15 @@ def _ensure_collection(client: QdrantClient, name: str, coll: Collection, dimens
     if client.collection_exists(name):
         indexed = set(client.get_collection(name).payload_schema)
     else:
-        dense = {DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)}
+        params = qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)
+        vectors = {
+            Collection.MEMORIES: {DENSE: params, CONTEXT: params},
+            Collection.ENTITIES: {DENSE: params},
+        }
         sparse = {LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
         client.create_collection(
             name,
-            vectors_config=dense if coll in (Collection.MEMORIES, Collection.ENTITIES) else {},
+            vectors_config=vectors.get(coll, {}),
             sparse_vectors_config=sparse if coll is Collection.MEMORIES else None,
         )
         indexed = set()

@@ -19,6 +19,7 @@ _SIGNAL_DEFAULTS: tuple[str, ...] = (
     "#b86fc2",  # reinforcement
     "#d0648a",  # tag_affinity
     "#7f9c3a",  # graph_proximity
+    "#4fa3c7",  # period
 )
 
 

@@ -99,18 +99,22 @@ def breakdown_content(breakdown: ScoreBreakdown) -> Content:
 
 
 def fusion_content(breakdown: ScoreBreakdown) -> Content | None:
-    """How weighted fusion made the relevance, and why the type prior reads as it does
-    when the query names a type."""
+    """How weighted fusion made the relevance, which text the dense channel matched, and
+    why the type prior reads as it does when the query names a type."""
     lines: list[Content] = []
     for label, formula in (
         ("relevance ", breakdown.fusion_formula()),
         ("lexical   ", breakdown.lexical_formula()),
+        ("dense     ", breakdown.dense_note()),
     ):
         if formula is not None:
             lines.append(Content.assemble((label, "$text-muted"), formula))
     note = breakdown.type_prior_note()
     if note is not None:
         lines.append(Content.assemble(("type prior ", "$text-muted"), note))
+    period = breakdown.period_note()
+    if period is not None:
+        lines.append(Content.assemble(("period prior ", "$text-muted"), period))
     return Content("\n").join(lines) if lines else None
 
 

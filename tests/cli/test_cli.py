@@ -176,6 +176,28 @@ def test_reembed_converts_the_store(cli: Cli) -> None:
     assert json.loads(r.out)["results"][0]["memory"]["content"].startswith("The staging")
 
 
+def test_reembed_with_the_same_embedder_rebuilds_the_index(cli: Cli) -> None:
+    """Vectors are kept and neighbour context is made anew (what a store made before
+    neighbour context needs)."""
+    for text in (
+        "We decided to deploy atlas with Fly.io from now on.",
+        "Priya Raman leads the atlas team since March.",
+    ):
+        assert cli("capture", "--session", "chat", "--user", text).code == 0
+    before = json.loads(cli("recall", "atlas deploy and team", "--json", "--no-access-update").out)[
+        "results"
+    ]
+    r = cli("reembed", "--to", "hashing")
+    assert r.code == 0, r.err
+    assert "rebuilt the index of 2 memories" in r.out
+    after = json.loads(cli("recall", "atlas deploy and team", "--json", "--no-access-update").out)[
+        "results"
+    ]
+    assert [x["memory"] for x in after] == [x["memory"] for x in before]
+    contexts = {x["memory"]["turn"]: x["breakdown"]["context_cosine"] for x in after}
+    assert contexts[0] is None and contexts[1] is not None
+
+
 def test_help_is_fast_path(cli: Cli) -> None:
     r = cli("--help", home=False)
     assert r.code == 0 and "recall" in r.out and "eval" in r.out

@@ -45,7 +45,7 @@ def test_every_result_carries_a_breakdown_that_sums(engine: LocalEngine) -> None
     assert response.results
     for r in response.results:
         b = r.breakdown
-        assert len(b.signals) == 9
+        assert len(b.signals) == 10  # relevance and nine priors
         assert math.isclose(sum(s.contribution for s in b.signals.values()), b.adjusted)
         assert math.isclose(b.adjusted * b.supersession_penalty * b.conflict_penalty, r.score)
         assert b.dense is not None or b.lexical is not None
@@ -291,3 +291,35 @@ def test_a_query_naming_a_kind_of_memory_favours_that_kind(engine: LocalEngine) 
     assert unnamed[rule].query_types == [] and unnamed[rule].type_prior_note() is None
     # Without a named type, the configured order: rule 1.5, procedure 1.3 (of 1.5).
     assert unnamed[procedure].signals["type"].raw == pytest.approx(1.3 / 1.5)
+
+
+def test_a_query_naming_a_period_favours_memories_of_it(engine: LocalEngine) -> None:
+    may = remember(
+        engine,
+        "The harbor team went camping at the lake",
+        created_at=NOW.replace(year=NOW.year - 1, month=5, day=10),
+    )
+    august = remember(
+        engine,
+        "The harbor team went camping at the coast",
+        created_at=NOW.replace(year=NOW.year - 1, month=8, day=10),
+    )
+    asked = engine.recall(
+        RecallRequest(
+            query=f"where did the harbor team go camping in May {NOW.year - 1}", update_access=False
+        )
+    )
+    by_id = {r.memory.id: r.breakdown for r in asked.results}
+    assert by_id[may].signals["period"].raw == 1.0
+    assert by_id[august].signals["period"].raw == 0.0
+    assert by_id[may].period_note() == (
+        f"the query names 'May {NOW.year - 1}' ({NOW.year - 1}-05-01 to {NOW.year - 1}-05-31): "
+        "memories dated then get period 1"
+    )
+    assert asked.results[0].memory.id == may
+    plain = engine.recall(
+        RecallRequest(query="where did the harbor team go camping", update_access=False)
+    )
+    for result in plain.results:
+        assert result.breakdown.signals["period"].raw == 0.0
+        assert result.breakdown.period_note() is None

@@ -36,7 +36,8 @@ def test_each_conversation_is_a_dataset_of_raw_turns() -> None:
     )
     assert adopted.created_at == datetime(2024, 3, 4, 15, 10, tzinfo=UTC)
     assert adopted.session_id == "syn-1:session-1"
-    assert adopted.tags == ["speaker:Ines"]
+    assert (adopted.speaker, adopted.turn, adopted.tags) == ("Ines", 0, [])
+    assert turns["D1:5"].turn == 4  # the turn's position in its session
     assert adopted.type is not None and adopted.type.value == "episode"
     assert turns["D2:4"].created_at == datetime(2024, 3, 18, 10, 45, tzinfo=UTC)
     # The photo's caption is part of the turn; the generator's image search query is not.

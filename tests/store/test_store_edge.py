@@ -139,3 +139,40 @@ def test_factory_import_does_not_load_qdrant_client() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_a_store_made_before_neighbour_context_keeps_working(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its memories shard has no context vector and cannot gain one: context vectors are
+    left out (the previous turn's words still count), and `reembed` rebuilds it."""
+    import qdrant_edge as qe
+
+    from cortex_tui.store import edge
+    from cortex_tui.store.base import IndexContext
+
+    def without_context(coll: edge.Collection, dimension: int) -> qe.EdgeConfig:
+        if coll is not edge.Collection.MEMORIES:
+            return made_now(coll, dimension)
+        return qe.EdgeConfig(
+            vectors={edge.DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={edge.LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+
+    made_now = edge._shard_config
+    monkeypatch.setattr(edge, "_shard_config", without_context)
+    EdgeStore.open(tmp_path / "store", EMBEDDER, DIM).close()
+    monkeypatch.undo()
+    store = EdgeStore.open(tmp_path / "store", EMBEDDER, DIM)
+    try:
+        assert not store.indexes_context
+        answer = make_memory("Yes, the blue one", session_id="s", turn=1)
+        own, context = unit_vectors(2)
+        store.upsert_memories([answer], [own], [IndexContext("Which kayak?", context, 0.5)])
+        assert store.search_context(context, MemoryFilter(), 5) == []
+        assert store.get_vectors([answer.id], context=True) == {}
+        assert [h.memory.id for h in store.search_lexical("kayak", MemoryFilter(), 5)] == [
+            answer.id
+        ]
+    finally:
+        store.close()

@@ -68,7 +68,7 @@ def test_term_ids_are_stable_31_bit_crc32() -> None:
 
 
 def test_document_weights_are_bm25_term_frequencies() -> None:
-    indices, values = encode_document("redis redis cache", tags=["Redis"])
+    indices, values = encode_document("redis redis cache", words=["Redis"])
     weights = dict(zip(indices, values, strict=True))
     length = 4  # redis ×3 (content and tag), cach
     norm = K1 * (1 - B + B * length / AVG_LEN)
