@@ -15,6 +15,7 @@ tags change, and it never reaches the `Memory` model.
 
 from __future__ import annotations
 
+import logging
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
@@ -43,7 +44,13 @@ from cortex_tui.store.filters import (
     memory_conditions,
     relation_conditions,
 )
-from cortex_tui.store.lexical import SparseTerms, encode_document, encode_query, indexed_words
+from cortex_tui.store.lexical import (
+    LEXICAL_VERSION,
+    SparseTerms,
+    encode_document,
+    encode_query,
+    indexed_words,
+)
 from cortex_tui.store.payload import (
     CONTEXT_KEY,
     from_payload,
@@ -56,6 +63,8 @@ from cortex_tui.store.payload import (
     to_payload,
 )
 
+log = logging.getLogger(__name__)
+
 DENSE = "dense"
 CONTEXT = "context"
 LEXICAL = "lexical"
@@ -63,6 +72,7 @@ TIE_MARGIN = 16  # ids fetched past a search's cut once scores are seen to tie a
 TIE_REACH = 8  # the farthest a search reaches for the rest of a tie group: 8 × its limit
 _NO_TURN_LIMIT = 2**62  # "before" a turn no session reaches: the session's latest turn
 _TURN_MEMORIES = 32  # memories read for one turn (a captured turn yields a handful)
+_REENCODE_BATCH = 512  # lexical vectors replaced per update when the tokenizer changed
 Payload = Mapping[str, Any]
 _Record = TypeVar("_Record", Memory, Entity)
 
@@ -224,10 +234,42 @@ class QdrantStore(ABC, Generic[C]):
         """Make the writes to `coll` durable."""
 
     @abstractmethod
+    def _save_meta(self, meta: StoreMeta) -> None:
+        """Replace the stored `StoreMeta` (atomically)."""
+
+    @abstractmethod
     def optimize(self) -> None: ...
 
     @abstractmethod
     def close(self) -> None: ...
+
+    def refresh_lexical(self) -> int:
+        """Re-encode every memory's lexical vector when they were encoded by an older
+        tokenizer (`LEXICAL_VERSION`), so an upgrade never leaves queries and stored
+        terms disagreeing; returns how many were re-encoded. The version is recorded
+        only once all are done: a crash halfway means the next open starts again."""
+        if self._meta.lexical_version == LEXICAL_VERSION:
+            return 0
+        log.warning(
+            "the store at %s was indexed by an older tokenizer; re-encoding its lexical "
+            "vectors once (about 20 s per 100k memories)",
+            self._location,
+        )
+        done = 0
+        batch: list[tuple[str, SparseTerms]] = []
+        for payload in self._scroll_all(Collection.MEMORIES, None):
+            memory = from_payload(Memory, payload)
+            batch.append((memory.id, _lexical(memory, payload.get(CONTEXT_KEY))))
+            if len(batch) == _REENCODE_BATCH:
+                self._set_sparse(Collection.MEMORIES, batch)
+                done, batch = done + len(batch), []
+        if batch:
+            self._set_sparse(Collection.MEMORIES, batch)
+            done += len(batch)
+        self._commit(Collection.MEMORIES)
+        self._meta = self._meta.model_copy(update={"lexical_version": LEXICAL_VERSION})
+        self._save_meta(self._meta)
+        return done
 
     # --- memories ---------------------------------------------------------------------
 

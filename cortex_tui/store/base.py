@@ -85,6 +85,9 @@ class StoreMeta(BaseModel):
     dimension: int
     schema_version: int = 1
     created_at: datetime
+    lexical_version: int = 1
+    """The tokenizer version its lexical vectors were encoded with (1: before it was
+    recorded)."""
 
 
 @dataclass(frozen=True, slots=True)

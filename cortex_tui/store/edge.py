@@ -54,7 +54,7 @@ from cortex_tui.store.filters import (
     RELATION_DATETIME_FIELDS,
     RELATION_KEYWORD_FIELDS,
 )
-from cortex_tui.store.lexical import SparseTerms
+from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 from cortex_tui.store.lock import StoreLock
 
 META_NAME = "meta.json"
@@ -214,7 +214,12 @@ class EdgeStore(QdrantStore[EdgeCondition]):
                 require_embedder(meta, embedder_name, dimension, str(path))
             fresh = meta is None
             if meta is None:
-                meta = StoreMeta(embedder=embedder_name, dimension=dimension, created_at=utcnow())
+                meta = StoreMeta(
+                    embedder=embedder_name,
+                    dimension=dimension,
+                    created_at=utcnow(),
+                    lexical_version=LEXICAL_VERSION,
+                )
             for coll in Collection:
                 shards[coll] = _open_shard(path / coll.value, coll, meta.dimension)
             if fresh and shards[Collection.MEMORIES].info().points_count:
@@ -222,12 +227,14 @@ class EdgeStore(QdrantStore[EdgeCondition]):
                 raise StoreError(f"store at {path} has memories but no {META_NAME}; restore it")
             if fresh:
                 write_meta(path, meta)
+            store = cls(path, meta, shards, lock)
+            store.refresh_lexical()
         except BaseException:
             for shard in shards.values():
                 shard.close()
             lock.release()
             raise
-        return cls(path, meta, shards, lock)
+        return store
 
     # --- primitives -------------------------------------------------------------------
 
@@ -320,6 +327,9 @@ class EdgeStore(QdrantStore[EdgeCondition]):
 
     def _commit(self, coll: Collection) -> None:
         self._shards[coll].flush()
+
+    def _save_meta(self, meta: StoreMeta) -> None:
+        write_meta(Path(self.location), meta)
 
     # --- maintenance ------------------------------------------------------------------
 

@@ -9,22 +9,33 @@ modifier multiplies in the inverse document frequency at query time, so
 
 `avg_len` is fixed rather than tracked: memories are short statements of similar length,
 and a fixed value keeps a document's vector independent of the rest of the store (no
-re-indexing as the store grows).
+re-indexing as the store grows; tracking real lengths ranked the same on LoCoMo).
+
+Chosen against Qdrant Edge's own BM25 (its encoder and its scored text index) and
+`bm25s` by `bench/lexical_backends.py`: this tokenizer ranks best, splits code
+identifiers, writes in milliseconds with the filter inside the query, and can weight a
+previous turn's words (README, "The lexical channel").
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+
+import Stemmer
 
 from cortex_tui.models import Memory
 
 K1 = 1.2
 B = 0.75
 AVG_LEN = 24.0
+LEXICAL_VERSION = 2
+"""Raised whenever a text's terms change (2: Snowball stems); a store whose lexical
+vectors were encoded by an older version re-encodes them when it opens."""
 
 # Runs of word characters joined by code punctuation: `events.raw`, `snake_case`,
 # `ci-cd`, `src/app.py`, `v1.2`, `std::vec`. Surrounding punctuation is not part of a run.
@@ -47,30 +58,26 @@ STOPWORDS: frozenset[str] = frozenset({
 # fmt: on
 
 
-def stem(word: str) -> str:
-    """Strip common English inflections so `deploys`, `deployed` and `deploying` meet.
+_STEMMERS = threading.local()
 
-    Deliberately light (plural, -ing, -ed, final e): a wrong stem only merges rare
-    words, while a heavy stemmer would also mangle identifiers. Only alphabetic words
-    longer than three letters are touched.
+
+def stem(word: str) -> str:
+    """English Snowball stem of an alphabetic word, so `adopts`, `adopted` and `adoption`
+    meet; identifiers and numbers pass unchanged (their parts are stemmed one by one).
+
+    PyStemmer (the Snowball stemmers in C) rather than hand-written suffix rules:
+    measured on LoCoMo's development conversations it ranks as well as the light
+    stemmer it replaced (README, "The lexical channel"), merges what that one missed
+    (`adoption`/`adopt`, `ids`/`id`), and costs about a microsecond a word. A stemmer
+    object is not thread-safe, so each thread gets its own.
     """
-    if len(word) <= 3 or not word.isalpha():
+    if not word.isalpha():
         return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if len(word) >= 2 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # stopped → stop, running → run
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
+    english = getattr(_STEMMERS, "english", None)
+    if english is None:
+        english = _STEMMERS.english = Stemmer.Stemmer("english")
+    stemmed: str = english.stemWord(word)
+    return stemmed
 
 
 def _parts(compound: str) -> list[str]:

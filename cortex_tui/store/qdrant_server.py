@@ -49,7 +49,7 @@ from cortex_tui.store.filters import (
     RELATION_DATETIME_FIELDS,
     RELATION_KEYWORD_FIELDS,
 )
-from cortex_tui.store.lexical import SparseTerms
+from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 
 MEMORY_LOCATION = ":memory:"
 _META_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "cortex-tui:store-meta"))
@@ -155,18 +155,25 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
                 require_embedder(meta, embedder_name, dimension, url_or_memory)
             fresh = meta is None
             if meta is None:
-                meta = StoreMeta(embedder=embedder_name, dimension=dimension, created_at=utcnow())
+                meta = StoreMeta(
+                    embedder=embedder_name,
+                    dimension=dimension,
+                    created_at=utcnow(),
+                    lexical_version=LEXICAL_VERSION,
+                )
             for coll in Collection:
                 _ensure_collection(client, f"{prefix}_{coll.value}", coll, meta.dimension)
             if fresh:
                 _write_meta(client, prefix, meta)
+            store = cls(client, url_or_memory, prefix, meta)
+            store.refresh_lexical()
         except CortexError:
             client.close()
             raise
         except Exception as exc:  # connection refused, auth, server errors
             client.close()
             raise StoreError(f"cannot use the Qdrant store at {url_or_memory}: {exc}") from None
-        return cls(client, url_or_memory, prefix, meta)
+        return store
 
     def _name(self, coll: Collection) -> str:
         return f"{self._prefix}_{coll.value}"
@@ -280,6 +287,9 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
     def _commit(self, coll: Collection) -> None:
         """Nothing to do: writes wait for the server to apply them (`wait=True`) and the
         server's WAL makes them durable."""
+
+    def _save_meta(self, meta: StoreMeta) -> None:
+        _write_meta(self._client, self._prefix, meta)
 
     # --- maintenance ------------------------------------------------------------------
 

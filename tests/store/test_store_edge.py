@@ -176,3 +176,32 @@ def test_a_store_made_before_neighbour_context_keeps_working(
         ]
     finally:
         store.close()
+
+
+def test_a_store_encoded_by_an_older_tokenizer_is_re_encoded_on_open(tmp_path: Path) -> None:
+    """Stored lexical vectors and query terms must come from the same tokenizer: a store
+    whose meta records an older one (or none) re-encodes every memory when it opens."""
+    from cortex_tui.store.backend import Collection
+    from cortex_tui.store.edge import read_meta, write_meta
+    from cortex_tui.store.lexical import LEXICAL_VERSION, encode_document
+
+    path = tmp_path / "store"
+    store = EdgeStore.open(path, EMBEDDER, DIM)
+    memory = make_memory("The queries of the adoption service", tags=["kennel"])
+    store.upsert_memories([memory], unit_vectors(1))
+    # As an older version left it: other terms in the vector, no version in meta.json.
+    store._set_sparse(Collection.MEMORIES, [(memory.id, encode_document("unrelated words"))])
+    store.close()
+    meta = read_meta(path)
+    assert meta is not None and meta.lexical_version == LEXICAL_VERSION
+    write_meta(path, meta.model_copy(update={"lexical_version": 1}))
+    reopened = EdgeStore.open(path, EMBEDDER, DIM)
+    try:
+        found = reopened.search_lexical("adopt query kennel", MemoryFilter(), 5)
+        assert [h.memory.id for h in found] == [memory.id]
+        assert reopened.search_lexical("unrelated", MemoryFilter(), 5) == []
+        assert reopened.meta.lexical_version == LEXICAL_VERSION
+    finally:
+        reopened.close()
+    again = read_meta(path)
+    assert again is not None and again.lexical_version == LEXICAL_VERSION
