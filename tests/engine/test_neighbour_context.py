@@ -177,17 +177,17 @@ def test_an_update_keeps_its_turn_and_context(tmp_path: Path, onnx_embedder: Emb
 def test_why_not_ranks_as_recall_does(
     tmp_path: Path, hashing_embedder: Embedder, monkeypatch: pytest.MonkeyPatch, searched: str
 ) -> None:
-    """Why not? widens the pool to 500 own-vector hits; every result must keep its rank,
-    score and context cosine there, with or without a search of the context vectors (the
-    answer here ranks by its context: its own words share nothing with the question)."""
+    """Why not? widens the pool to 500 own-vector hits; the dense channel's scale must not
+    move with it. Here the answer matches best by its context (its turn and the one
+    before hold one query word each) while 70 notes beat it on its own cosine, so the
+    wider pool holds a context cosine above anything recall's own-vector top list reads:
+    read from that pool, the scale would change every result's score."""
     monkeypatch.setenv("CORTEX_RECALL__CONTEXT_CANDIDATES", searched)
     engine = make_engine(tmp_path / "home", hashing_embedder)
     try:
-        fillers = [
+        notes = [
             engine.materialise(
-                MemoryDraft(
-                    content=f"note {i}: the kayak rental desk opens at {i} am", created_at=NOW
-                )
+                MemoryDraft(content=f"alpha bravo filler{i} pad{i} word{i}", created_at=NOW)
             )
             for i in range(70)
         ]
@@ -195,17 +195,12 @@ def test_why_not_ranks_as_recall_does(
             engine.materialise(
                 MemoryDraft(content=text, session_id="chat", turn=turn, created_at=NOW)
             )
-            for turn, text in enumerate(
-                ["which kayak did Melanie buy for the lake", "the blue one, last spring"]
-            )
+            for turn, text in enumerate(["delta zulu", "charlie yankee"])
         )
-        engine.insert([*fillers, question, answer])
-        request = RecallRequest(
-            query="which kayak did Melanie buy for the lake", limit=10, update_access=False
-        )
+        engine.insert([*notes, question, answer])
+        request = RecallRequest(query="alpha bravo charlie delta", limit=10, update_access=False)
         results = engine.recall(request).results
-        found = {r.memory.id: r for r in results}
-        assert found[answer.id].breakdown.matched_context
+        assert results[0].memory.id == answer.id and results[0].breakdown.matched_context
         for result in results:
             explained = engine.explain(request, result.memory.id)
             assert explained.rank == result.rank
