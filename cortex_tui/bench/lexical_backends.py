@@ -47,6 +47,7 @@ DEVELOPMENT = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
 TOP = 50
 QUERIES = 200
 _SPARSE = "lexical"
+Encode = Callable[[str], tuple[list[int], list[float]]]
 _TEXT = "content"
 
 
@@ -68,8 +69,8 @@ class _EdgeSparse:
     def __init__(
         self,
         folder: Path,
-        encode: Callable[[str], tuple[list[int], list[float]]],
-        encode_query: Callable[[str], tuple[list[int], list[float]]],
+        encode: Encode,
+        encode_query: Encode,
     ) -> None:
         self._folder = folder
         self._encode = encode
@@ -205,7 +206,7 @@ def _cortex_query(text: str) -> tuple[list[int], list[float]]:
     return encode_query(text)
 
 
-def _edge_bm25() -> tuple[Callable[[str], tuple[list[int], list[float]]], ...]:
+def _edge_bm25() -> tuple[Encode, Encode]:
     model = qe.Bm25(qe.Bm25Config(avg_len=24.0, language="english"))
 
     def document(text: str) -> tuple[list[int], list[float]]:

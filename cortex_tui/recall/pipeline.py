@@ -228,7 +228,7 @@ class Recaller:
         """The dense channel's order (its candidates by the cosine recall reads) and its
         top list: the first `dense_candidates` of the own-vector search and the first
         `context_candidates` of the context search, however far "why not?" reaches."""
-        found = [(self._dense_cosine(c)[0], c) for c in pool.candidates.values() if c.dense_found]
+        found = [(self._dense_cosine(c), c) for c in pool.candidates.values() if c.dense_found]
         found.sort(key=lambda pair: (-pair[0], pair[1].memory.id))
         for rank, (cosine, candidate) in enumerate(found, 1):
             candidate.dense = ChannelHit(rank=rank, score=cosine)
@@ -236,15 +236,21 @@ class Recaller:
             pool.dense_order[: self._config.dense_candidates]
             + pool.context_order[: self._config.context_candidates]
         )
-        pool.dense_top = [self._dense_cosine(pool.candidates[memory_id])[0] for memory_id in top]
+        pool.dense_top = [self._dense_cosine(pool.candidates[memory_id]) for memory_id in top]
 
-    def _dense_cosine(self, candidate: _Candidate) -> tuple[float, bool]:
-        """The cosine the dense channel reads and whether it came from the context."""
-        own = candidate.cosine or 0.0
-        if candidate.context_cosine is None or not self._reads_context:
-            return own, False
+    def _context_read(self, candidate: _Candidate) -> float | None:
+        """The weighted context cosine when the dense channel reads it (it beats the
+        memory's own); None when it reads the own cosine. Context cosines are only ever
+        gathered when recall reads them."""
+        if candidate.context_cosine is None:
+            return None
         with_context = self._config.context_weight * candidate.context_cosine
-        return (with_context, True) if with_context > own else (own, False)
+        return with_context if with_context > (candidate.cosine or 0.0) else None
+
+    def _dense_cosine(self, candidate: _Candidate) -> float:
+        """The cosine the dense channel reads: the context's when it matched better."""
+        read = self._context_read(candidate)
+        return (candidate.cosine or 0.0) if read is None else read
 
     def _gather_graph(
         self, request: RecallRequest, flt: MemoryFilter, vector: Matrix, pool: _Pool
@@ -337,8 +343,8 @@ class Recaller:
         multipliers = Multipliers.of(config)
         ranked: list[_Ranked] = []
         for c in candidates:
-            cosine, matched_context = self._dense_cosine(c)
-            context_read = cosine if matched_context else None
+            context_read = self._context_read(c)
+            cosine = (c.cosine or 0.0) if context_read is None else context_read
             # Coverage matters only where BM25 found a term: elsewhere the lexical term is
             # 0 whatever it is, and tokenizing every dense-only candidate costs time.
             coverage: float | None = None
@@ -347,7 +353,7 @@ class Recaller:
                 coverage = share**config.lexical_coverage_power
             evidence = Evidence(
                 cosine=c.cosine or 0.0,
-                context_cosine=c.context_cosine if self._reads_context else None,
+                context_cosine=c.context_cosine,
                 context_read=context_read,
                 relevance=relevance(
                     mode,
