@@ -211,6 +211,10 @@ class ScoreBreakdown(_Model):
     lexical: ChannelHit | None = None
     graph: ChannelHit | None = None
     graph_hops: int | None = None
+    graph_speaker: str | None = Field(
+        default=None,
+        description="who said the memory, when the query names them: graph proximity 1",
+    )
     fusion: str = "weighted"
     query_types: list[MemoryType] = Field(
         default_factory=list,
@@ -246,6 +250,18 @@ class ScoreBreakdown(_Model):
                 f" (alone {self.cosine:.3f})"
             )
         return f"matched alone: cosine {self.cosine:.3f} (with context {self.context_cosine:.3f})"
+
+    def graph_note(self) -> str | None:
+        """How the graph reached the memory: through who said it, or what it mentions."""
+        if self.graph_speaker is not None:
+            return f"said by {self.graph_speaker}, whom the query names"
+        if self.graph_hops == 1:
+            return "mentions an entity the query names"
+        if self.graph_hops:
+            away = self.graph_hops - 1
+            relations = "relation" if away == 1 else "relations"
+            return f"mentions an entity {away} {relations} from one the query names"
+        return None
 
     def period_note(self) -> str | None:
         """Which period the period prior favours, when the query names one."""

@@ -200,11 +200,20 @@ def _measure_store(
         opened.samples.append(time.perf_counter() - t0)
         engine.close()
     engine = _engine(settings, embedder, folder)
+    named = [f"what did the user say about {query}" for query in queries]
+    graph_off = settings.model_copy(deep=True)
+    graph_off.recall.graph_candidates = 0
     try:
         return {
             "open": opened.summary(),
             "recall": _time_recall(engine, queries, project=None),
             "recall_project_filter": _time_recall(engine, queries, project="atlas"),
+            # A speaker the query names adds a search of what they said (half the store);
+            # the same queries with the graph channel off are its baseline.
+            "recall_named_speaker": _time_recall(engine, named, project=None),
+            "recall_named_speaker_graph_off": _time_recall(
+                engine.with_settings(graph_off), named, project=None
+            ),
         }
     finally:
         engine.close()

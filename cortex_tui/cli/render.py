@@ -89,6 +89,9 @@ def breakdown_lines(b: ScoreBreakdown) -> list[str]:
     period = b.period_note()
     if period is not None:
         lines.append(f"      period prior: {period}")
+    graph = b.graph_note()
+    if graph is not None:
+        lines.append(f"      graph prior: {graph}")
     lexical = f", bm25 {b.lexical_score:.3f}" if b.lexical_score is not None else ""
     hops = f", {b.graph_hops} hop(s)" if b.graph_hops else ""
     lines.append(

@@ -50,13 +50,16 @@ from cortex_tui.models import (
 )
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
-from cortex_tui.store.base import JournalEntry, MemoryFilter, Store
+from cortex_tui.store.base import JournalEntry, MemoryFilter, Store, Vector
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
 MAX_ACTIVITY_DAYS = 3660
+MAX_SPEAKERS = 256
+"""Speakers a query can name, the most frequent first: people in conversations, a few
+roles in agent sessions; past this many, the rarest go unrecognised."""
 
 
 class LocalEngine:
@@ -82,10 +85,10 @@ class LocalEngine:
             store,
             settings,
             clock,
-            self._neighbours.write,
+            self._write,
             llm_judge(self.llm, settings.llm.timeout),
         )
-        self.curator = Curator(store, clock, self._neighbours.write)
+        self.curator = Curator(store, clock, self._write)
         self.graph = GraphService(
             store, embedder, settings.graph, clock, on_change=self._drop_graph_index
         )
@@ -125,7 +128,12 @@ class LocalEngine:
 
     def graph_index(self) -> GraphIndex:
         if self._graph is None:
-            self._graph = GraphIndex(self.store.all_entities(), self.store.all_relations())
+            speakers = self.store.facet_memories(
+                "speaker", MemoryFilter(current_only=False, statuses=None), MAX_SPEAKERS
+            )
+            self._graph = GraphIndex(
+                self.store.all_entities(), self.store.all_relations(), speakers
+            )
         return self._graph
 
     def recall(self, request: RecallRequest) -> RecallResponse:
@@ -358,7 +366,17 @@ class LocalEngine:
                 rows = self.embedder.embed([m.content for m in batch])
             else:
                 rows = vectors[start : start + WRITE_BATCH]
-            self._neighbours.write(batch, list(rows))
+            self._write(batch, list(rows))
+
+    def _write(self, memories: Sequence[Memory], vectors: Sequence[Vector]) -> None:
+        """Every memory write: indexed with its neighbours' context; a speaker the graph
+        view does not know yet makes the view rebuild on its next use."""
+        self._neighbours.write(memories, vectors)
+        graph = self._graph
+        if graph is not None and any(
+            m.speaker and m.speaker not in graph.speakers for m in memories
+        ):
+            self._graph = None
 
     def insert_graph(
         self,

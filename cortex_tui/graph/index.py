@@ -1,9 +1,10 @@
 """An in-memory view of the entity graph for the recall graph channel.
 
 Entities and relations are few compared with memories, so the engine keeps this view
-and rebuilds it only when the graph changes. It answers two questions per query: which
-entities the query names (rapidfuzz over names and aliases), and which memories mention
-an entity within `max_hops` relations of those (with the real hop distance).
+and rebuilds it only when the graph changes. It answers three questions per query: which
+entities the query names (rapidfuzz over names and aliases), which memories mention an
+entity within `max_hops` relations of those (with the real hop distance), and which
+speakers it names.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rapidfuzz import fuzz
 
@@ -28,20 +29,66 @@ def normalise_name(name: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-class GraphIndex:
-    def __init__(self, entities: Iterable[Entity], relations: Iterable[Relation]) -> None:
-        self.entities: dict[str, Entity] = {e.id: e for e in entities}
-        self._names: list[tuple[str, str, bool]] = []  # (key, entity id, fuzzy allowed)
-        for entity in self.entities.values():
-            for name in (entity.name, *entity.aliases):
-                key = normalise_name(name)
-                if key:
-                    self._names.append((key, entity.id, True))
-            if entity.type is EntityType.PERSON:
-                # People are mostly named by first (or last) name alone in a prompt.
-                for part in normalise_name(entity.name).split():
+class _NameMatcher:
+    """Which of some named things a query names: by whole words, or fuzzily.
+
+    A name matches when it appears as whole words in the query, or, for names of four
+    characters or more, when rapidfuzz's partial ratio reaches the threshold (catches
+    "postgres" for "Postgres 16", "kubernetes" typed "kubernets"). A person also
+    matches by one part of their name as a whole word ("Priya").
+    """
+
+    def __init__(self) -> None:
+        self._names: list[tuple[str, str, bool]] = []  # (key, target, fuzzy allowed)
+
+    def add(self, target: str, names: Sequence[str], *, person: bool) -> None:
+        for name in names:
+            key = normalise_name(name)
+            if key:
+                self._names.append((key, target, True))
+        if person:
+            # People are mostly named by first (or last) name alone in a prompt.
+            for name in names:
+                for part in normalise_name(name).split():
                     if len(part) >= 3:
-                        self._names.append((part, entity.id, False))
+                        self._names.append((part, target, False))
+
+    def named_in(self, query: str, threshold: float) -> set[str]:
+        text = normalise_name(query)
+        if not text:
+            return set()
+        padded = f" {text} "
+        found: set[str] = set()
+        for key, target, fuzzy in self._names:
+            whole_words = f" {key} " in padded
+            close = fuzzy and len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold
+            if whole_words or close:
+                found.add(target)
+        return found
+
+
+class GraphIndex:
+    """Entities, their relations, and the speakers memories record (people by their
+    name, so a query that names one reaches what they said)."""
+
+    def __init__(
+        self,
+        entities: Iterable[Entity],
+        relations: Iterable[Relation],
+        speakers: Iterable[str] = (),
+    ) -> None:
+        self.entities: dict[str, Entity] = {e.id: e for e in entities}
+        self.speakers: frozenset[str] = frozenset(speakers)
+        self._entity_names = _NameMatcher()
+        for entity in self.entities.values():
+            self._entity_names.add(
+                entity.id,
+                [entity.name, *entity.aliases],
+                person=entity.type is EntityType.PERSON,
+            )
+        self._speaker_names = _NameMatcher()
+        for speaker in self.speakers:
+            self._speaker_names.add(speaker, [speaker], person=True)
         self._neighbours: dict[str, set[str]] = defaultdict(set)
         for relation in relations:
             if relation.valid_to is not None:
@@ -51,27 +98,15 @@ class GraphIndex:
                 self._neighbours[relation.object_id].add(relation.subject_id)
 
     def __bool__(self) -> bool:
-        return bool(self.entities)
+        return bool(self.entities or self.speakers)
 
     def entities_in(self, query: str, threshold: float) -> set[str]:
-        """Ids of entities the query names.
+        """Ids of entities the query names (by name or alias, see `_NameMatcher`)."""
+        return self._entity_names.named_in(query, threshold)
 
-        A name matches when it appears as whole words in the query, or, for names of
-        four characters or more, when rapidfuzz's partial ratio reaches `threshold`
-        (catches "postgres" for "Postgres 16", "kubernetes" typed "kubernets"). A
-        person also matches by one part of their name as a whole word ("Priya").
-        """
-        text = normalise_name(query)
-        if not text:
-            return set()
-        padded = f" {text} "
-        found: set[str] = set()
-        for key, entity_id, fuzzy in self._names:
-            whole_words = f" {key} " in padded
-            close = fuzzy and len(key) >= 4 and fuzz.partial_ratio(key, text) >= threshold
-            if whole_words or close:
-                found.add(entity_id)
-        return found
+    def speakers_in(self, query: str, threshold: float) -> set[str]:
+        """The speakers the query names, as memories record them."""
+        return self._speaker_names.named_in(query, threshold)
 
     def hops_from(self, seeds: set[str], max_hops: int) -> dict[str, int]:
         """Relation distance of every entity within `max_hops` of a seed (seeds are 0)."""

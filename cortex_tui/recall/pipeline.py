@@ -1,9 +1,10 @@
 """Recall: gather candidates from three channels, score each one, rank, format.
 
 Channels: dense (cosine over the query vector), lexical (BM25) and graph (memories that
-mention entities near the ones the query names). All three run under the same
-`MemoryFilter` inside the store's queries. Whatever channel found a candidate, it gets
-its real cosine similarity, so the breakdown never shows a made-up similarity.
+mention entities near the ones the query names, and memories said by a speaker it
+names). All three run under the same `MemoryFilter` inside the store's queries.
+Whatever channel found a candidate, it gets its real cosine similarity, so the
+breakdown never shows a made-up similarity.
 
 A memory of a conversation also has a context vector (itself and the turn before it,
 `engine/neighbours.py`): the dense channel reads each memory by the better of its own
@@ -56,6 +57,7 @@ class _Candidate:
     lexical: ChannelHit | None = None
     graph: ChannelHit | None = None
     graph_hops: int | None = None
+    graph_speaker: str | None = None
 
 
 @dataclass(slots=True)
@@ -72,6 +74,18 @@ class _Pool:
     """No memory outside the context list has a context cosine above this: the list's
     lowest cosine when it is full, -1 when it holds every memory with a context. None
     without a list: every candidate's context cosine must be looked up."""
+
+    entity_hops: dict[str, int] = field(default_factory=dict)
+    """Memories mentioning an entity near one the query names → hop distance."""
+    named_speakers: frozenset[str] = frozenset()
+    """Speakers the query names."""
+
+    def hops_of(self, memory: Memory) -> tuple[int | None, str | None]:
+        """The memory's graph distance from the query's names, and the named speaker who
+        said it (1 hop, as near as mentioning a named entity)."""
+        if memory.speaker is not None and memory.speaker in self.named_speakers:
+            return 1, memory.speaker
+        return self.entity_hops.get(memory.id), None
 
     def get(self, memory: Memory) -> _Candidate:
         found = self.candidates.get(memory.id)
@@ -189,6 +203,7 @@ class Recaller:
         missing_extra = [i for i in extra_ids if i not in pool.candidates]
         if missing_extra:
             self._add_lexical_scores(request.query, flt, missing_extra, pool, vector)
+        self._mark_graph(pool)
         self._fill_cosines(vector, pool)
         self._rank_dense(pool)
         if self._config.lexical_fill and self._config.lexical_candidates:
@@ -198,10 +213,8 @@ class Recaller:
     def _gather_context(self, flt: MemoryFilter, vector: Matrix, limit: int, pool: _Pool) -> None:
         """The memories nearest by their context vectors; payloads are read only for the
         few the own-vector search did not bring."""
-        hits = self._store.search_context(vector, flt, limit)
-        new = [memory_id for memory_id, _ in hits if memory_id not in pool.candidates]
-        for memory in self._store.get_memories(new):
-            pool.get(memory)
+        hits = self._store.search_ids(vector, flt, limit, context=True)
+        self._add_candidates(pool, [memory_id for memory_id, _ in hits])
         for memory_id, cosine in hits:
             candidate = pool.candidates.get(memory_id)
             if candidate is not None:
@@ -255,28 +268,56 @@ class Recaller:
     def _gather_graph(
         self, request: RecallRequest, flt: MemoryFilter, vector: Matrix, pool: _Pool
     ) -> None:
+        """Memories the names in the query reach: those mentioning an entity near one it
+        names, and those said by a speaker it names. The first `graph_candidates` of
+        them, by hop distance and then cosine, join the candidates; `_mark_graph` gives
+        every other candidate they reach its distance too."""
         if not self._config.graph_candidates:
             return
         graph = self._graph()
         if not graph:
             return
-        hops = graph.memory_hops(
-            request.query, self._config.graph_match_threshold, self._config.graph_max_hops
-        )
-        if not hops:
+        threshold = self._config.graph_match_threshold
+        pool.entity_hops = graph.memory_hops(request.query, threshold, self._config.graph_max_hops)
+        pool.named_speakers = frozenset(graph.speakers_in(request.query, threshold))
+        distance: dict[str, int] = {}
+        cosines: dict[str, float] = {}
+        if pool.entity_hops:
+            closest = sorted(pool.entity_hops, key=lambda memory_id: pool.entity_hops[memory_id])
+            allowed = closest[: self._config.graph_candidates * 4]
+            restricted = flt.model_copy(update={"ids": allowed})
+            for memory_id, cosine in self._store.search_ids(vector, restricted, len(allowed)):
+                distance[memory_id], cosines[memory_id] = pool.entity_hops[memory_id], cosine
+        if pool.named_speakers:
+            said = flt.model_copy(update={"speakers": sorted(pool.named_speakers)})
+            for memory_id, cosine in self._store.search_ids(
+                vector, said, self._config.graph_candidates
+            ):
+                distance[memory_id], cosines[memory_id] = 1, cosine  # said by whom it names
+        # The channel's own order: hop distance first, then cosine.
+        ordered = sorted(distance, key=lambda i: (distance[i], -cosines[i], i))
+        listed = ordered[: self._config.graph_candidates]
+        self._add_candidates(pool, listed)
+        for rank, memory_id in enumerate(listed, 1):
+            candidate = pool.candidates.get(memory_id)
+            if candidate is not None:  # None: forgotten since the search
+                candidate.cosine = cosines[memory_id]
+                candidate.graph = ChannelHit(rank=rank, score=1.0 / distance[memory_id])
+
+    def _add_candidates(self, pool: _Pool, ids: list[str]) -> None:
+        """Make candidates of `ids`, reading payloads only for those not yet in the pool."""
+        new = [memory_id for memory_id in ids if memory_id not in pool.candidates]
+        for memory in self._store.get_memories(new):
+            pool.get(memory)
+
+    @staticmethod
+    def _mark_graph(pool: _Pool) -> None:
+        """Graph distance for every candidate, whichever channel found it: a memory said
+        by the person the query names is as near when the dense channel found it."""
+        if not (pool.entity_hops or pool.named_speakers):
             return
-        closest = sorted(hops, key=lambda memory_id: hops[memory_id])
-        allowed = closest[: self._config.graph_candidates * 4]
-        hits = self._store.search_dense(
-            vector, flt.model_copy(update={"ids": allowed}), len(allowed)
-        )
-        # Rank graph hits by hop distance first, then by cosine: the channel's own order.
-        ordered = sorted(hits, key=lambda h: (hops[h.memory.id], -h.score))
-        for rank, hit in enumerate(ordered[: self._config.graph_candidates], 1):
-            candidate = pool.get(hit.memory)
-            candidate.cosine = hit.score
-            candidate.graph_hops = hops[hit.memory.id]
-            candidate.graph = ChannelHit(rank=rank, score=1.0 / hops[hit.memory.id])
+        for candidate in pool.candidates.values():
+            candidate.graph_hops, candidate.graph_speaker = pool.hops_of(candidate.memory)
 
     def _add_lexical_scores(
         self, query: str, flt: MemoryFilter, ids: list[str], pool: _Pool, vector: Matrix
@@ -372,6 +413,7 @@ class Recaller:
                 lexical=c.lexical,
                 graph=c.graph,
                 graph_hops=c.graph_hops,
+                graph_speaker=c.graph_speaker,
             )
             result = score(
                 c.memory,

@@ -57,6 +57,8 @@ class Evidence:
     lexical: ChannelHit | None = None
     graph: ChannelHit | None = None
     graph_hops: int | None = None
+    graph_speaker: str | None = None
+    """Who said the memory, when the query names them (graph hop 1 through its speaker)."""
 
     @property
     def read_cosine(self) -> float:
@@ -288,6 +290,7 @@ def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
         lexical=evidence.lexical,
         graph=evidence.graph,
         graph_hops=evidence.graph_hops,
+        graph_speaker=evidence.graph_speaker,
         fusion=fusion,
         query_types=sorted(result.named_types),
         query_period=None if result.period is None else result.period.describe(),

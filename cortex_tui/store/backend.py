@@ -369,14 +369,14 @@ class QdrantStore(ABC, Generic[C]):
         dense = _floats(vector)
         return self._scored(self._search_settled(DENSE, dense, self._cond(flt), limit))
 
-    def search_context(
-        self, vector: Vector, flt: MemoryFilter, limit: int
+    def search_ids(
+        self, vector: Vector, flt: MemoryFilter, limit: int, *, context: bool = False
     ) -> list[tuple[str, float]]:
         require_vectors(1, [vector], self._meta.dimension, "query")
-        if not self._context:
+        if context and not self._context:
             return []
-        dense, cond = _floats(vector), self._cond(flt)
-        hits = self._search_settled(CONTEXT, dense, cond, limit, fields=("id",))
+        using, dense, cond = CONTEXT if context else DENSE, _floats(vector), self._cond(flt)
+        hits = self._search_settled(using, dense, cond, limit, fields=("id",))
         return [(str(h.payload["id"]), h.score) for h in hits]
 
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:

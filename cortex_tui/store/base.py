@@ -48,6 +48,7 @@ class MemoryFilter(BaseModel):
     - `tags`: the memory has at least one of these tags.
     - `ids`: restrict to these ids (used by the graph channel and "why not?").
     - `session_id`: exact match.
+    - `speakers`: the memory was said by one of these (exact match).
     - `before_turn`: the memory's `turn` is set and lower than this.
     - `source_prefix`: `source` starts with it (e.g. `index:docs/` for every chunk the
       markdown indexer stored from that folder); case-sensitive, as paths are.
@@ -70,6 +71,7 @@ class MemoryFilter(BaseModel):
     tags: list[str] | None = None
     ids: list[str] | None = None
     session_id: str | None = None
+    speakers: list[str] | None = None
     before_turn: int | None = None
     source_prefix: str | None = None
     text: str | None = None
@@ -189,13 +191,14 @@ class Store(Protocol):
         """Cosine similarity search, filter applied inside the query, best first."""
         ...
 
-    def search_context(
-        self, vector: Vector, flt: MemoryFilter, limit: int
+    def search_ids(
+        self, vector: Vector, flt: MemoryFilter, limit: int, *, context: bool = False
     ) -> list[tuple[str, float]]:
-        """Ids and cosines of the memories whose context vectors are nearest, best first
-        (same filter semantics; memories without a context vector are not found, and a
-        store without context vectors finds none). Ids only: most of them are memories
-        the own-vector search already brought."""
+        """Ids and cosines of the memories whose own vectors (or, with `context`, context
+        vectors) are nearest, best first, same filter semantics. Ids only: most of them are
+        memories another search already brought, so payloads are read for the rest alone.
+        Memories without a context vector are not found by their context, and a store
+        without context vectors finds none."""
         ...
 
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:

@@ -36,6 +36,7 @@ MEMORY_KEYWORD_FIELDS: tuple[str, ...] = (
     "status",
     "conflict_status",
     "session_id",
+    "speaker",
     "conflict_group_id",
     "supersedes_id",
     "superseded_by_id",
@@ -112,6 +113,7 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
         ("scope", flt.scopes),
         ("conflict_status", flt.conflict_statuses),
         ("tags", flt.tags),
+        ("speaker", flt.speakers),
     ):
         if values is not None:
             must.append(build.match_any(key, [str(value) for value in values]))

@@ -115,6 +115,9 @@ def fusion_content(breakdown: ScoreBreakdown) -> Content | None:
     period = breakdown.period_note()
     if period is not None:
         lines.append(Content.assemble(("period prior ", "$text-muted"), period))
+    graph = breakdown.graph_note()
+    if graph is not None:
+        lines.append(Content.assemble(("graph prior ", "$text-muted"), graph))
     return Content("\n").join(lines) if lines else None
 
 

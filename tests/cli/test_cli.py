@@ -281,3 +281,23 @@ def test_invalid_utf8_in_arguments_and_stdin_is_stored_as_replacement_characters
     r = cli("remember", "-", "--json", stdin_bytes=b"the deploy key sits in vault/k\xfe\xff")
     assert r.code == 0, r.err
     assert json.loads(r.out)["memory"]["content"] == "the deploy key sits in vault/k\ufffd\ufffd"
+
+
+def test_an_imported_conversation_is_recalled_by_who_said_it(cli: Cli, tmp_path: Path) -> None:
+    """Speakers come with an import; `recall --explain` says which turn the named one
+    said, in the service-free process a fresh store gets."""
+    turns = []
+    for name, text in (("Gina", "I opened my dance studio"), ("Jon", "I opened a bakery")):
+        memory = json.loads(cli("remember", text, "--json").out)["memory"]
+        turns.append({"kind": "memory", "data": {**memory, "speaker": name}})
+    export = tmp_path / "conversation.jsonl"
+    export.write_text("\n".join(json.dumps(turn) for turn in turns), encoding="utf-8")
+    other = Cli(tmp_path / "other")
+    assert json.loads(other("import", str(export), "--json").out)["memories"] == 2
+    r = other("recall", "what did Gina open", "--explain", "--no-access-update")
+    assert r.code == 0, r.err
+    assert r.out.count("graph prior: said by Gina, whom the query names") == 1
+    results = json.loads(other("recall", "what did Gina open", "--json").out)["results"]
+    by_speaker = {x["memory"]["speaker"]: x["breakdown"] for x in results}
+    assert by_speaker["Gina"]["graph_speaker"] == "Gina"
+    assert by_speaker["Jon"]["graph_speaker"] is None

@@ -323,3 +323,65 @@ def test_a_query_naming_a_period_favours_memories_of_it(engine: LocalEngine) -> 
     for result in plain.results:
         assert result.breakdown.signals["period"].raw == 0.0
         assert result.breakdown.period_note() is None
+
+
+def said(engine: LocalEngine, content: str, speaker: str) -> str:
+    """A conversation turn stored as the eval and an import store it (no write path)."""
+    memory = engine.materialise(MemoryDraft(content=content, speaker=speaker))
+    engine.insert([memory])
+    return memory.id
+
+
+def test_a_query_naming_a_speaker_favours_what_they_said(engine: LocalEngine) -> None:
+    carol = said(engine, "I planted tomatoes in the garden this spring", "Caroline Reyes")
+    mel = said(engine, "I planted roses in the garden this spring", "Melanie")
+    asked = engine.recall(
+        RecallRequest(query="What did Caroline plant in the garden?", update_access=False)
+    )
+    by_id = {r.memory.id: r.breakdown for r in asked.results}
+    # Named by her first name alone, as people are.
+    assert by_id[carol].graph_speaker == "Caroline Reyes"
+    assert by_id[carol].graph_hops == 1
+    assert by_id[carol].signals["graph_proximity"].raw == 1.0
+    assert by_id[carol].graph_note() == "said by Caroline Reyes, whom the query names"
+    assert by_id[mel].graph_speaker is None
+    assert by_id[mel].signals["graph_proximity"].raw == 0.0
+    assert by_id[mel].graph_note() is None
+    plain = engine.recall(
+        RecallRequest(query="what was planted in the garden", update_access=False)
+    )
+    assert all(r.breakdown.graph_speaker is None for r in plain.results)
+
+
+def test_what_a_named_speaker_said_competes_beyond_the_other_channels_lists(
+    engine: LocalEngine,
+) -> None:
+    """With one dense candidate and no lexical channel, the named speaker's turn is still
+    a candidate: the graph channel searches what they said."""
+    for i in range(5):
+        said(engine, f"deploy pipeline step {i} runs the deploy pipeline checks", "Nate")
+    joanna = said(engine, "the pipeline failed once on a Friday", "Joanna")
+    settings = engine.settings.model_copy(deep=True)
+    settings.recall.dense_candidates = 1
+    settings.recall.lexical_candidates = 0
+    narrow = engine.with_settings(settings)
+    response = narrow.recall(
+        RecallRequest(query="what did Joanna say about the deploy pipeline", update_access=False)
+    )
+    found = {r.memory.id: r.breakdown for r in response.results}
+    assert joanna in found
+    assert found[joanna].graph is not None and found[joanna].graph_speaker == "Joanna"
+    settings.recall.graph_candidates = 0
+    without = engine.with_settings(settings).recall(
+        RecallRequest(query="what did Joanna say about the deploy pipeline", update_access=False)
+    )
+    assert joanna not in {r.memory.id for r in without.results}
+
+
+def test_a_speaker_first_seen_after_recall_is_recognised(engine: LocalEngine) -> None:
+    said(engine, "the harbor walk was lovely", "Tim")
+    engine.recall(RecallRequest(query="what did Tim like", update_access=False))
+    new = said(engine, "the harbor walk was too long", "Gina")
+    response = engine.recall(RecallRequest(query="what did Gina think", update_access=False))
+    by_id = {r.memory.id: r.breakdown for r in response.results}
+    assert by_id[new].graph_speaker == "Gina"

@@ -27,8 +27,12 @@ def test_context_vectors_are_a_search_of_their_own(store: Store) -> None:
     store.upsert_memories([answer, alone], [own, other], contexts)
     # The model read back is the memory's own: context is index-side only.
     assert store.get_memories([answer.id]) == [answer]
-    [(found, cosine)] = store.search_context(context, ALL, 5)
+    [(found, cosine)] = store.search_ids(context, ALL, 5, context=True)
     assert found == answer.id and cosine == pytest.approx(1.0, abs=1e-5)
+    # The same search over the own vectors: ids and cosines, nearest first.
+    nearest = store.search_ids(other, ALL, 5)
+    assert [found for found, _ in nearest] == [alone.id, answer.id]
+    assert nearest[0][1] == pytest.approx(1.0, abs=1e-5)
     vectors = store.get_vectors([answer.id, alone.id], context=True)
     assert set(vectors) == {answer.id} and vectors[answer.id] == pytest.approx(context, abs=1e-6)
     assert store.get_vectors([answer.id])[answer.id] == pytest.approx(own, abs=1e-6)

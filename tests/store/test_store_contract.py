@@ -155,7 +155,9 @@ def corpus(store: Store) -> dict[str, Memory]:
             "a contested claim", conflict_status=ConflictStatus.ACTIVE, scope=Scope.SESSION
         ),
         "resolved": make_memory("a retired claim", conflict_status=ConflictStatus.RESOLVED),
-        "session": make_memory("said in session one", session_id="s-1", type=MemoryType.EPISODE),
+        "session": make_memory(
+            "said in session one", session_id="s-1", type=MemoryType.EPISODE, speaker="Ana"
+        ),
     }
     _put(store, list(ms.values()))
     return ms
@@ -209,6 +211,8 @@ def test_filter_types_scopes_tags_ids_session(store: Store, corpus: dict[str, Me
     assert _names(store, corpus, MemoryFilter(ids=ids)) == {"atlas"}
     assert _names(store, corpus, MemoryFilter(ids=[])) == set()
     assert _names(store, corpus, MemoryFilter(session_id="s-1")) == {"session"}
+    assert _names(store, corpus, MemoryFilter(speakers=["Ana", "Bo"])) == {"session"}
+    assert _names(store, corpus, MemoryFilter(speakers=["ana"])) == set()
 
 
 def test_filter_text(store: Store, corpus: dict[str, Memory]) -> None:
@@ -336,6 +340,7 @@ def test_count_and_facets(store: Store, corpus: dict[str, Memory]) -> None:
     projects = store.facet_memories("project", MemoryFilter(current_only=False))
     assert projects == {"atlas": 3, "zephyr": 1}
     assert store.facet_memories("tags", MemoryFilter(), limit=1) == {"db": 2}
+    assert store.facet_memories("speaker", ALL) == {"Ana": 1}
     with pytest.raises(InvalidInputError, match="known fields"):
         store.facet_memories("content", ALL)
 

@@ -169,7 +169,7 @@ def test_a_store_made_before_neighbour_context_keeps_working(
         answer = make_memory("Yes, the blue one", session_id="s", turn=1)
         own, context = unit_vectors(2)
         store.upsert_memories([answer], [own], [IndexContext("Which kayak?", context, 0.5)])
-        assert store.search_context(context, MemoryFilter(), 5) == []
+        assert store.search_ids(context, MemoryFilter(), 5, context=True) == []
         assert store.get_vectors([answer.id], context=True) == {}
         assert [h.memory.id for h in store.search_lexical("kayak", MemoryFilter(), 5)] == [
             answer.id
