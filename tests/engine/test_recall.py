@@ -385,3 +385,27 @@ def test_a_speaker_first_seen_after_recall_is_recognised(engine: LocalEngine) ->
     response = engine.recall(RecallRequest(query="what did Gina think", update_access=False))
     by_id = {r.memory.id: r.breakdown for r in response.results}
     assert by_id[new].graph_speaker == "Gina"
+
+
+def test_a_candidate_mentioning_a_named_entity_gets_its_proximity_from_any_channel(
+    engine: LocalEngine,
+) -> None:
+    """The graph channel lists one memory (graph_candidates 1); the other that mentions
+    Priya comes from the dense and lexical channels and is as near to her."""
+    first = remember(engine, "Priya approves schema changes")
+    second = remember(engine, "Priya reviews the release notes")
+    t = NOW - timedelta(days=1)
+    priya = Entity(name="Priya", created_at=t, memory_ids=[first, second])
+    engine.insert_graph([priya], [])
+    settings = engine.settings.model_copy(deep=True)
+    settings.recall.graph_candidates = 1
+    response = engine.with_settings(settings).recall(
+        RecallRequest(query="what does Priya do", update_access=False)
+    )
+    by_id = {r.memory.id: r.breakdown for r in response.results}
+    listed = [memory_id for memory_id in (first, second) if by_id[memory_id].graph is not None]
+    assert len(listed) == 1
+    for memory_id in (first, second):
+        assert by_id[memory_id].graph_hops == 1
+        assert by_id[memory_id].signals["graph_proximity"].raw == 1.0
+        assert by_id[memory_id].graph_note() == "mentions an entity the query names"
