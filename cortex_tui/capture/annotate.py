@@ -58,7 +58,14 @@ _NEXT_VERB = (
     r"|manager|engineer|developer|designer|cto|ceo|owner|maintainer|architect|pm|sre|intern))\b"
 )
 _PERSON_NEXT = re.compile(r"^\s+" + _NEXT_VERB, _I)
-_PERSON_BEFORE = re.compile(r"\b(?:ask|ping|tell|told|cc|with|thanks)\s*$|@$", _I)
+_PERSON_BEFORE = re.compile(r"\b(?:ask|ping|tell|told|cc|with)\s*$|@$", _I)
+# Words that address the person named next ("Hey Caroline", "thanks, Mel"): a name
+# someone is spoken to by is not something the sentence is about.
+_GREETINGS = frozenset(
+    "hey hi hello hiya yo dear thanks thank thx congrats congratulations bye goodbye wow "
+    "oh aw aww welcome morning night".split()
+)
+_ADDRESSED_AFTER = re.compile(r"\b(?:" + "|".join(sorted(_GREETINGS)) + r"|thank you)[\s,]*$", _I)
 _ENTITY_NEXT = re.compile(
     r"^\s+(?:now |currently |also |still )?(?:uses|runs|is|are|has|stores|serves|depends"
     r"|handles|calls|owns|exposes|listens|hosts|needs|requires|supports|reads|writes|sends"
@@ -94,6 +101,8 @@ def find_entities(sentence: str) -> dict[str, CandidateEntity]:
     for match in _NAME_SEQ.finditer(plain):
         words = [word.removesuffix("'s") for word in match.group(0).split()]
         before = plain[: match.start()]
+        if _addressed(words, before, plain[match.end() :]):
+            continue
         initial = not before.strip(" ,") or before.rstrip().endswith(":")
         while words and _common(words[0]):
             words.pop(0)
@@ -113,6 +122,18 @@ def find_entities(sentence: str) -> dict[str, CandidateEntity]:
         )
         add(name, EntityType.PERSON if person else EntityType.SYSTEM)
     return found
+
+
+def _addressed(words: list[str], before: str, following: str) -> bool:
+    """Whether the name is the person spoken to: after a greeting ("Hey Caroline",
+    "thanks Mel") or closing the sentence after a comma ("That's great, Caroline!").
+    A list of names ("Reviewers: Tom, Priya.") is not an address."""
+    if words[0].lower() in _GREETINGS or _ADDRESSED_AFTER.search(before):
+        return True
+    closing = not following.strip(" \t!.?…)\"'")
+    after_comma = before.rstrip().endswith(",")
+    listed = bool(re.search(r"[A-Z][\w'-]*,\s*$", before))
+    return len(words) == 1 and closing and after_comma and not listed
 
 
 def _common(word: str) -> bool:

@@ -23,7 +23,7 @@ from cortex_tui.capture.annotate import (
     find_relations,
     make_tags,
 )
-from cortex_tui.models import Candidate, Scope
+from cortex_tui.models import Candidate, CandidateEntity, CandidateRelation, Scope
 from cortex_tui.models import MemoryType as T
 
 _I = re.IGNORECASE
@@ -158,6 +158,23 @@ def extract_heuristic(text: str, *, now: datetime) -> list[Candidate]:
             seen.add(candidate.content.lower())
             candidates.append(candidate)
     return candidates
+
+
+def mentions(text: str) -> tuple[list[CandidateEntity], list[CandidateRelation]]:
+    """The entities and relations capture would link a text to, for text stored without
+    capture (a conversation's turns imported or evaluated as they are): those of its
+    sentences, questions left out as capture leaves them out."""
+    entities: dict[str, CandidateEntity] = {}
+    relations: list[CandidateRelation] = []
+    for raw in _sentences(text):
+        sentence = _clean(raw)
+        if _QUESTION.search(BACKTICK.sub("`x`", sentence)):
+            continue
+        found = find_entities(sentence)
+        for key, entity in found.items():
+            entities.setdefault(key, entity)
+        relations += find_relations(sentence, found, None)
+    return list(entities.values()), relations
 
 
 def _units(text: str) -> list[_Unit]:

@@ -162,6 +162,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         action="store_true",
         help="per-category figures for every variant (always shown for a single run)",
     )
+    p.add_argument(
+        "--link-entities",
+        action="store_true",
+        help="link each memory to the entities capture would find in it (LoCoMo's turns "
+        "are stored raw, without any)",
+    )
 
     p = sub.add_parser("demo", parents=[common], help="demo data")
     p.add_argument("action", choices=["load"])

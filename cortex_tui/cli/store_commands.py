@@ -142,7 +142,15 @@ def cmd_eval(ctx: CommandContext) -> int:
     bar = None if ctx.json else terminal_progress(sys.stderr, keep_finished=False)
     try:
         run = (
-            run_eval(retrieval, variants, embedder, cutoffs, keep_under=keep, progress=bar)
+            run_eval(
+                retrieval,
+                variants,
+                embedder,
+                cutoffs,
+                keep_under=keep,
+                progress=bar,
+                link_entities=a.link_entities,
+            )
             if retrieval
             else None
         )

@@ -33,6 +33,7 @@ from cortex_tui.llm.factory import make_llm
 from cortex_tui.models import (
     Candidate,
     CandidateEntity,
+    CandidateRelation,
     Entity,
     Explanation,
     ImportReport,
@@ -293,8 +294,19 @@ class LocalEngine:
         result = self.remember(draft)
         if not (candidate.entities or candidate.relations):
             return result
-        linked, _, _ = self.graph.link(result.memory, candidate.entities, candidate.relations)
-        return result.model_copy(update={"memory": self._keep_links(result.memory, linked)})
+        linked = self.link(result.memory, candidate.entities, candidate.relations)
+        return result.model_copy(update={"memory": linked})
+
+    def link(
+        self,
+        memory: Memory,
+        entities: list[CandidateEntity],
+        relations: list[CandidateRelation],
+    ) -> Memory:
+        """Link a stored memory to the entities and relations found in it (re-mentions
+        add, never wipe) and store its new links."""
+        linked, _, _ = self.graph.link(memory, entities, relations)
+        return self._keep_links(memory, linked)
 
     def conflicts(self) -> list[ConflictGroup]:
         return self.curator.conflicts()

@@ -12,10 +12,11 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
 
+from cortex_tui.capture.heuristic import mentions
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig
 from cortex_tui.embed.base import Embedder
@@ -44,8 +45,10 @@ def run_eval(
     cutoffs: list[int] | None,
     keep_under: Path | None = None,
     progress: Progress | None = None,
+    link_entities: bool = False,
 ) -> EvalRun:
-    """Every dataset under every variant; `variants[0]` is the base run."""
+    """Every dataset under every variant; `variants[0]` is the base run. With
+    `link_entities`, each memory is linked to the entities capture would find in it."""
     started = time.perf_counter()
     measured = embedder if isinstance(embedder, MeasuredEmbedder) else MeasuredEmbedder(embedder)
     runs = []
@@ -54,10 +57,16 @@ def run_eval(
             folder = keep_under / "eval" / dataset.name
             if folder.exists():
                 shutil.rmtree(folder)
-            runs.append(_run_in(folder, dataset, variants, measured, cutoffs, progress))
+            runs.append(
+                _run_in(folder, dataset, variants, measured, cutoffs, progress, link_entities)
+            )
         else:
             with tempfile.TemporaryDirectory(prefix="cortex-eval-") as tmp:
-                runs.append(_run_in(Path(tmp), dataset, variants, measured, cutoffs, progress))
+                runs.append(
+                    _run_in(
+                        Path(tmp), dataset, variants, measured, cutoffs, progress, link_entities
+                    )
+                )
         measured.forget_queries()
     return EvalRun(
         variants=[VariantInfo(name=v.name, changes=v.changes) for v in variants],
@@ -78,6 +87,7 @@ def _run_in(
     embedder: MeasuredEmbedder,
     cutoffs: list[int] | None,
     progress: Progress | None,
+    link_entities: bool,
 ) -> DatasetRun:
     """Ingest and embed the dataset once, then one recall pass per variant."""
     base = _isolated(variants[0].settings)
@@ -89,6 +99,9 @@ def _run_in(
         started = time.perf_counter()
         embedding_before = embedder.seconds
         labels = ingest(engine, dataset, progress)
+        notes = list(dataset.notes)
+        if link_entities:
+            notes.append(link_mentions(engine, dataset.name, labels.values(), progress))
         for done, query in enumerate(dataset.queries, 1):
             embedder.embed_query(query.query)  # once, for every variant
             _advance(progress, done, len(dataset.queries), f"embedding {dataset.name} queries")
@@ -112,7 +125,7 @@ def _run_in(
         name=dataset.name,
         memories=len(dataset.memories),
         apart=dataset.apart,
-        notes=dataset.notes,
+        notes=notes,
         ingest_seconds=ingest_seconds,
         embedding_seconds=embedding,
         expectations_passed=passed,
@@ -158,6 +171,23 @@ def ingest(
         labels[item.label] = result.memory.id
         _advance(progress, done, total, f"ingest {dataset.name}")
     return labels
+
+
+def link_mentions(
+    engine: LocalEngine, name: str, ids: Iterable[str], progress: Progress | None = None
+) -> str:
+    """Link each memory to the entities and relations capture would find in it (what a
+    conversation stored raw lacks); returns a note of what was linked."""
+    memories = engine.store.get_memories(list(dict.fromkeys(ids)))
+    linked = 0
+    for done, memory in enumerate(memories, 1):
+        entities, relations = mentions(memory.content)
+        if entities or relations:
+            engine.link(memory, entities, relations)
+            linked += 1
+        _advance(progress, done, len(memories), f"linking {name} entities")
+    entities_now = len(engine.store.all_entities())
+    return f"{name}: {linked} of {len(memories)} memories linked to {entities_now} entities"
 
 
 def _stable_id(dataset: Dataset, item: DatasetMemory) -> str:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex_tui.capture.heuristic import extract_heuristic
+from cortex_tui.capture.annotate import find_entities
+from cortex_tui.capture.heuristic import extract_heuristic, mentions
 from cortex_tui.models import Candidate, EntityType, MemoryType, Scope
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)  # a Monday
@@ -438,3 +439,36 @@ def test_never_crashes(text: str) -> None:
     for candidate in extract(text):
         assert candidate.content.strip()
         assert 0.5 <= candidate.confidence <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("Hey Caroline, the support group meets at the library.", set()),
+        ("Thanks Mel, the pottery class starts at 6 pm.", set()),
+        ("The pottery class starts at 6 pm, Caroline.", set()),
+        ("Oh Mel, the kids loved the pottery class.", set()),
+        ("Reviewers for the billing service are Tom, Priya.", {"Tom", "Priya"}),
+        ("The billing service deploys again thanks to Priya.", {"Priya"}),
+        ("I met Caroline at the support group.", {"Caroline"}),
+    ],
+)
+def test_the_person_spoken_to_is_not_an_entity(text: str, people: set[str]) -> None:
+    """A name in a greeting or closing an address is who the turn speaks to, not what
+    it is about; a name listed, thanked in the third person or met is a mention."""
+    names = {entity.name for entity in find_entities(text).values()}
+    assert names & {"Caroline", "Mel", "Tom", "Priya"} == people
+    assert not any(name.split()[0].lower() in {"hey", "thanks", "oh"} for name in names)
+
+
+def test_mentions_are_what_capture_would_link_a_stored_turn_to() -> None:
+    """Every sentence but the questions, whether or not capture would keep it."""
+    entities, relations = mentions(
+        "Hi Tomas! I finally adopted a dog, a grey whippet called Pixel. "
+        "Did you ever meet Ana from Lisbon? Priya works at Globex now."
+    )
+    assert {e.name for e in entities} == {"Pixel", "Priya", "Globex"}
+    assert [(r.subject, r.predicate, r.object) for r in relations] == [
+        ("Priya", "works_at", "Globex")
+    ]
+    assert mentions("How many kilometres are you running each week?") == ([], [])

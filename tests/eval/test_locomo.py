@@ -7,6 +7,7 @@ the slips the real file has in its evidence ids.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -169,3 +170,15 @@ def test_only_on_the_command_line(cli: Cli) -> None:
     r = cli("eval", str(SYNTHETIC), "--only", "conv-26")
     assert r.code == 2
     assert r.err.count("\n") == 1 and "syn-1, syn-2" in r.err
+
+
+def test_link_entities_gives_raw_turns_the_links_capture_would(cli: Cli) -> None:
+    plain = json.loads(cli("eval", str(SYNTHETIC), "--only", "syn-1", "--json").out)
+    assert not any("linked to" in note for note in plain["notes"])
+    r = cli("eval", str(SYNTHETIC), "--only", "syn-1", "--link-entities", "--json")
+    assert r.code == 0, r.err
+    [note] = [note for note in json.loads(r.out)["notes"] if "linked to" in note]
+    figures = re.fullmatch(r"syn-1: (\d+) of (\d+) memories linked to (\d+) entities", note)
+    assert figures is not None, note
+    linked, total, entities = map(int, figures.groups())
+    assert 0 < linked < total and entities > 0
