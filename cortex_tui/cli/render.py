@@ -74,24 +74,16 @@ def breakdown_lines(b: ScoreBreakdown) -> list[str]:
         f"      relevance × priors {b.adjusted:.4f} × supersession {b.supersession_penalty:.2f} "
         f"× conflict {b.conflict_penalty:.2f} = final {b.final:.4f}"
     )
-    formula = b.fusion_formula()
-    if formula is not None:
-        lines.append(f"      relevance {formula}")
-    lexical_formula = b.lexical_formula()
-    if lexical_formula is not None:
-        lines.append(f"      lexical   {lexical_formula}")
-    dense_note = b.dense_note()
-    if dense_note is not None:
-        lines.append(f"      dense     {dense_note}")
-    note = b.type_prior_note()
-    if note is not None:
-        lines.append(f"      type prior: {note}")
-    period = b.period_note()
-    if period is not None:
-        lines.append(f"      period prior: {period}")
-    graph = b.graph_note()
-    if graph is not None:
-        lines.append(f"      graph prior: {graph}")
+    for label, note in (
+        ("relevance ", b.fusion_formula()),
+        ("lexical   ", b.lexical_formula()),
+        ("dense     ", b.dense_note()),
+        ("type prior: ", b.type_prior_note()),
+        ("period prior: ", b.period_note()),
+        ("graph prior: ", b.graph_note()),
+    ):
+        if note is not None:
+            lines.append(f"      {label}{note}")
     lexical = f", bm25 {b.lexical_score:.3f}" if b.lexical_score is not None else ""
     hops = f", {b.graph_hops} hop(s)" if b.graph_hops else ""
     lines.append(
