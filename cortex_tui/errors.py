@@ -38,6 +38,11 @@ class StoreError(CortexError):
     """The store cannot be opened or used."""
 
 
+class ServiceUnreachableError(StoreError):
+    """Nothing answered on the service's socket, so the request was never sent (safe to
+    send again once a service runs)."""
+
+
 class StoreLockedError(StoreError):
     """Another process owns the store."""
 

@@ -10,16 +10,41 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, TypeAdapter
 
 from cortex_tui import errors
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
+from cortex_tui.engine import operations as ops
 from cortex_tui.engine.capture import CaptureReport
+from cortex_tui.engine.operations import Operation, Req, Resp
+from cortex_tui.engine.requests import (
+    ActivityRequest,
+    AliasRequest,
+    CaptureRequest,
+    EntityListRequest,
+    EntityMergeRequest,
+    EntityRef,
+    EntitySearchRequest,
+    ExplainRequest,
+    GroupRef,
+    IdPrefix,
+    ImportRequest,
+    LifecycleRequest,
+    ListRequest,
+    MemoryRef,
+    MergeRequest,
+    NeighbourhoodRequest,
+    NoArguments,
+    ProfileRequest,
+    RenameRequest,
+    ResolveRequest,
+    UndoRequest,
+    UpdateRequest,
+)
 from cortex_tui.engine.service_link import socket_path
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
 from cortex_tui.lifecycle.report import LifecycleReport
@@ -40,11 +65,9 @@ from cortex_tui.models import (
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
 
-M = TypeVar("M")
 # Recall with an LLM re-rank, a capture with LLM extraction, or a lifecycle run over a
 # large store can take a while; a dead service is detected at connect time instead.
 TIMEOUT = httpx.Timeout(300.0, connect=5.0)
-IMPORT_BATCH = 2000
 
 
 class RemoteEngine:
@@ -67,6 +90,11 @@ class RemoteEngine:
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         try:
             response = self._client.request(method, path, **kwargs)
+        except httpx.ConnectError as exc:
+            raise errors.ServiceUnreachableError(
+                f"the cortex-tui service is not running ({exc}); "
+                "start it with `cortex-tui serve`, or see logs/service.log"
+            ) from None
         except httpx.TransportError as exc:
             raise errors.StoreError(
                 f"the cortex-tui service stopped answering ({exc}); "
@@ -76,10 +104,20 @@ class RemoteEngine:
             raise _error_from(response)
         return response
 
-    def fetch(self, model: type[M] | Any, method: str, path: str, **kwargs: Any) -> M:
-        response = self.request(method, path, **kwargs)
-        adapter: TypeAdapter[M] = TypeAdapter(model)
-        return adapter.validate_json(response.content)
+    def invoke(self, operation: Operation[Req, Resp], arguments: Req) -> Resp:
+        """One declared operation over HTTP, laid out as its route says."""
+        route = operation.route
+        fields = arguments.model_dump(mode="json", exclude_unset=True)
+        path = route.path.format(**{name: _q(str(fields.pop(name))) for name in route.path_fields})
+        if not route.has_body:
+            params = {name: value for name, value in fields.items() if value is not None}
+            response = self.request(route.method, path, params=params)
+        else:
+            body = fields.get(route.body_field) if route.body_field else fields
+            response = self.request(route.method, path, json=body)
+        if not response.content:  # 204: an operation that answers nothing
+            return operation.answer.validate_python(None)
+        return operation.answer.validate_json(response.content)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -87,44 +125,43 @@ class RemoteEngine:
         return datetime.now().astimezone()
 
     def recall(self, request: RecallRequest) -> RecallResponse:
-        return self.fetch(RecallResponse, "POST", "/v1/recall", json=_dump(request))
+        return self.invoke(ops.RECALL, request)
 
     def explain(self, request: RecallRequest, memory_id: str) -> Explanation:
-        body = {"request": _dump(request), "memory_id": memory_id}
-        return self.fetch(Explanation, "POST", "/v1/explain", json=body)
+        return self.invoke(ops.EXPLAIN, ExplainRequest(request=request, memory_id=memory_id))
 
     def get(self, memory_id: str) -> Memory:
-        return self.fetch(Memory, "GET", f"/v1/memories/{_q(memory_id)}")
+        return self.invoke(ops.GET, MemoryRef(memory_id=memory_id))
 
     def resolve_id(self, prefix: str) -> str:
-        return str(self.request("GET", f"/v1/ids/{_q(prefix)}").json()["id"])
+        return self.invoke(ops.RESOLVE_ID, IdPrefix(prefix=prefix)).id
 
     def list_memories(
         self, flt: MemoryFilter, limit: int = 50, offset: str | None = None
     ) -> MemoryPage:
-        body = {"filter": _dump(flt), "limit": limit, "offset": offset}
-        return self.fetch(MemoryPage, "POST", "/v1/memories/list", json=body)
+        return self.invoke(ops.LIST, ListRequest(filter=flt, limit=limit, offset=offset))
 
     def history(self, memory_id: str) -> list[Memory]:
-        return self.fetch(list[Memory], "GET", f"/v1/memories/{_q(memory_id)}/history")
+        return self.invoke(ops.HISTORY, MemoryRef(memory_id=memory_id))
 
     def conflicts(self) -> list[ConflictGroup]:
-        return self.fetch(list[ConflictGroup], "GET", "/v1/conflicts")
+        return self.invoke(ops.CONFLICTS, NoArguments())
 
     def weight_profiles(self) -> dict[str, RecallWeights]:
-        return self.fetch(dict[str, RecallWeights], "GET", "/v1/profiles")
+        return self.invoke(ops.PROFILES, NoArguments())
 
     def stats(self) -> Stats:
-        return self.fetch(Stats, "GET", "/v1/stats")
+        return self.invoke(ops.STATS, NoArguments())
 
     def activity(self, days: int = 30) -> dict[str, int]:
-        return self.fetch(dict[str, int], "GET", "/v1/activity", params={"days": days})
+        return self.invoke(ops.ACTIVITY, ActivityRequest(days=days))
 
     def health(self) -> dict[str, Any]:
-        return self.fetch(dict[str, Any], "GET", "/v1/health")
+        return self.invoke(ops.HEALTH, NoArguments())
 
     def export(self) -> Iterator[str]:
-        with self._client.stream("GET", "/v1/export") as response:
+        """Streamed line by line, the one route not declared as an operation."""
+        with self._client.stream(ops.EXPORT.method, ops.EXPORT.path) as response:
             if response.status_code >= 400:
                 response.read()
                 raise _error_from(response)
@@ -133,7 +170,7 @@ class RemoteEngine:
     # --- writing ---------------------------------------------------------------------
 
     def remember(self, draft: MemoryDraft) -> WriteResult:
-        return self.fetch(WriteResult, "POST", "/v1/remember", json=_dump(draft))
+        return self.invoke(ops.REMEMBER, draft)
 
     def capture(
         self,
@@ -143,8 +180,8 @@ class RemoteEngine:
         session_id: str | None = None,
         source: str = "capture",
     ) -> CaptureReport:
-        body = {"text": text, "project": project, "session_id": session_id, "source": source}
-        return self.fetch(CaptureReport, "POST", "/v1/capture", json=body)
+        arguments = CaptureRequest(text=text, project=project, session_id=session_id, source=source)
+        return self.invoke(ops.CAPTURE, arguments)
 
     def update(
         self,
@@ -165,43 +202,41 @@ class RemoteEngine:
             "project": project,
             "confidence": confidence,
         }
-        body = {key: value for key, value in given.items() if value is not None}
-        return self.fetch(Memory, "PATCH", f"/v1/memories/{_q(memory_id)}", json=body)
+        changes = {key: value for key, value in given.items() if value is not None}
+        return self.invoke(ops.UPDATE, UpdateRequest(memory_id=memory_id, **changes))
 
     def forget(self, memory_id: str) -> Memory:
-        return self.fetch(Memory, "DELETE", f"/v1/memories/{_q(memory_id)}")
+        return self.invoke(ops.FORGET, MemoryRef(memory_id=memory_id))
 
     def purge(self) -> int:
-        return int(self.request("POST", "/v1/purge").json()["removed"])
+        return self.invoke(ops.PURGE, NoArguments()).removed
 
     def restore(self, memory_id: str) -> Memory:
-        return self.fetch(Memory, "POST", f"/v1/memories/{_q(memory_id)}/restore")
+        return self.invoke(ops.RESTORE, MemoryRef(memory_id=memory_id))
 
     def resolve(self, group_id: str, keep_id: str) -> Memory:
-        body = {"keep_id": keep_id}
-        return self.fetch(Memory, "POST", f"/v1/conflicts/{_q(group_id)}/resolve", json=body)
+        return self.invoke(ops.RESOLVE, ResolveRequest(group_id=group_id, keep_id=keep_id))
 
     def merge(self, group_id: str, content: str) -> Memory:
-        body = {"content": content}
-        return self.fetch(Memory, "POST", f"/v1/conflicts/{_q(group_id)}/merge", json=body)
+        return self.invoke(ops.MERGE, MergeRequest(group_id=group_id, content=content))
 
     def dismiss(self, group_id: str) -> list[Memory]:
-        return self.fetch(list[Memory], "POST", f"/v1/conflicts/{_q(group_id)}/dismiss")
+        return self.invoke(ops.DISMISS, GroupRef(group_id=group_id))
 
     def undo(self, count: int = 1) -> list[JournalEntry]:
-        return self.fetch(list[JournalEntry], "POST", "/v1/undo", json={"count": count})
+        return self.invoke(ops.UNDO, UndoRequest(count=count))
 
     def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
-        return self.fetch(LifecycleReport, "POST", "/v1/lifecycle", json={"dry_run": dry_run})
+        return self.invoke(ops.LIFECYCLE, LifecycleRequest(dry_run=dry_run))
 
     def save_weight_profile(self, name: str, weights: RecallWeights) -> None:
-        self.request("PUT", f"/v1/profiles/{_q(name)}", json=_dump(weights))
+        self.invoke(ops.SAVE_PROFILE, ProfileRequest(name=name, weights=weights))
 
     def import_lines(self, lines: Iterable[str], *, skip_invalid: bool = False) -> ImportReport:
         """All lines in one request: the service validates everything before it writes,
         as the in-process import does, so a bad line leaves the store untouched."""
-        body = {"lines": list(lines), "skip_invalid": skip_invalid}
-        return self.fetch(ImportReport, "POST", "/v1/import", json=body)
+        arguments = ImportRequest(lines=list(lines), skip_invalid=skip_invalid)
+        return self.invoke(ops.IMPORT, arguments)
 
     def close(self) -> None:
         self._client.close()
@@ -214,42 +249,34 @@ class RemoteGraph:
     def list_entities(
         self, type: EntityType | None = None, limit: int = 50, offset: int = 0
     ) -> EntityPage:
-        params: dict[str, Any] = {"limit": limit, "offset": offset}
-        if type is not None:
-            params["type"] = type.value
-        return self._engine.fetch(EntityPage, "GET", "/v1/entities", params=params)
+        arguments = EntityListRequest(type=type, limit=limit, offset=offset)
+        return self._engine.invoke(ops.ENTITIES, arguments)
 
     def get(self, ref: str) -> Entity:
-        return self._engine.fetch(Entity, "GET", f"/v1/entities/{_q(ref)}")
+        return self._engine.invoke(ops.ENTITY, EntityRef(ref=ref))
 
     def search(self, text: str, limit: int = 10) -> list[EntityMatch]:
-        params = {"text": text, "limit": limit}
-        return self._engine.fetch(list[EntityMatch], "GET", "/v1/entities/search", params=params)
+        arguments = EntitySearchRequest(text=text, limit=limit)
+        return self._engine.invoke(ops.SEARCH_ENTITIES, arguments)
 
     def neighbourhood(self, entity_id: str, hops: int = 2) -> Neighbourhood:
-        path = f"/v1/entities/{_q(entity_id)}/neighbourhood"
-        return self._engine.fetch(Neighbourhood, "GET", path, params={"hops": hops})
+        arguments = NeighbourhoodRequest(ref=entity_id, hops=hops)
+        return self._engine.invoke(ops.NEIGHBOURHOOD, arguments)
 
     def merge(self, source_id: str, into_id: str) -> Entity:
-        path = f"/v1/entities/{_q(source_id)}/merge"
-        return self._engine.fetch(Entity, "POST", path, json={"into_id": into_id})
+        arguments = EntityMergeRequest(ref=source_id, into_id=into_id)
+        return self._engine.invoke(ops.MERGE_ENTITY, arguments)
 
     def add_alias(self, entity_id: str, alias: str) -> Entity:
-        path = f"/v1/entities/{_q(entity_id)}/aliases"
-        return self._engine.fetch(Entity, "POST", path, json={"alias": alias})
+        return self._engine.invoke(ops.ADD_ALIAS, AliasRequest(ref=entity_id, alias=alias))
 
     def rename(self, entity_id: str, name: str) -> Entity:
-        path = f"/v1/entities/{_q(entity_id)}/rename"
-        return self._engine.fetch(Entity, "POST", path, json={"name": name})
+        return self._engine.invoke(ops.RENAME_ENTITY, RenameRequest(ref=entity_id, name=name))
 
 
 def _q(segment: str) -> str:
     """A path segment from user input (an entity name may hold `/` or spaces)."""
     return quote(segment, safe="")
-
-
-def _dump(model: BaseModel) -> Any:
-    return model.model_dump(mode="json", exclude_unset=True)
 
 
 def _error_from(response: httpx.Response) -> errors.CortexError:

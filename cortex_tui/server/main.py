@@ -26,6 +26,7 @@ from typing import IO, TYPE_CHECKING
 from cortex_tui.engine import service_link
 from cortex_tui.errors import CortexError
 from cortex_tui.paths import default_home
+from cortex_tui.tcp import listen
 
 if TYPE_CHECKING:
     import uvicorn
@@ -122,7 +123,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
     with _service_lock(home):
         sockets = [_bind_unix(service_link.socket_path(home))]
         if tcp:
-            sockets.append(_bind_tcp(tcp))
+            sockets.append(listen(tcp, "--tcp"))
         engine = open_engine(settings)
         service = Service(engine, settings)
         app = build_app(service, api_key=api_key if tcp else None)
@@ -181,18 +182,6 @@ def _bind_unix(path: Path) -> socket.socket:
     os.chmod(path, 0o600)
     sock.listen(128)
     return sock
-
-
-def _bind_tcp(spec: str) -> socket.socket:
-    host, _, port_text = spec.rpartition(":")
-    try:
-        port = int(port_text)
-    except ValueError:
-        raise ServeError(f"--tcp {spec!r} is not [HOST:]PORT, e.g. --tcp 8765") from None
-    try:
-        return socket.create_server((host or "127.0.0.1", port), backlog=128)
-    except OSError as exc:
-        raise ServeError(f"cannot listen on {host or '127.0.0.1'}:{port}: {exc.strerror}") from None
 
 
 def _describe(sock: socket.socket) -> str:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from cortex_tui.engine import service_link
+from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.engine.spool import Spool, turn_key
 from cortex_tui.models import Candidate, MemoryDraft
@@ -240,3 +241,26 @@ def test_text_that_is_not_unicode_gets_a_400_not_a_500(
     assert response.json()["error"] == "InvalidInputError"
     assert problem in response.json()["message"]
     assert fine.status_code == 200
+
+
+def test_every_declared_operation_is_served_and_published(service_home: Path) -> None:
+    """The routes are derived from the declarations: each one is in the OpenAPI spec at
+    its path and method with its description, and a body the model forbids is refused."""
+    spec = service_link.call(service_home, "GET", "/openapi.json")
+    for operation in OPERATIONS:
+        published = spec["paths"][operation.route.path][operation.route.method.lower()]
+        assert published["description"] == operation.description
+    update = spec["paths"]["/v1/memories/{memory_id}"]["patch"]
+    assert [p["name"] for p in update["parameters"]] == ["memory_id"]
+    entities = spec["paths"]["/v1/entities"]["get"]
+    assert {p["name"] for p in entities["parameters"]} == {"type", "limit", "offset"}
+    transport = httpx.HTTPTransport(uds=str(service_home / "cortex.sock"))
+    with httpx.Client(transport=transport, base_url="http://cortex") as client:
+        remembered = client.post("/v1/remember", json={"content": "Deploys run on Fridays"})
+        memory_id = remembered.json()["memory"]["id"]
+        unknown = client.patch(f"/v1/memories/{memory_id}", json={"colour": "blue"})
+        changed = client.patch(f"/v1/memories/{memory_id}", json={"tags": ["deploy"]})
+    assert unknown.status_code == 422
+    assert changed.status_code == 200
+    assert changed.json()["tags"] == ["deploy"]
+    assert changed.json()["content"] == "Deploys run on Fridays"
