@@ -18,20 +18,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return hook_main(args)
     warnings.showwarning = _note
-    if args[:1] == ["--home"] and args[2:3] == ["serve"]:
-        args = ["serve", "--home", args[1], *args[3:]]
+    if args[:1] == ["--home"] and _own_entry(args[2:4]):
+        args = [args[2], "--home", args[1], *args[3:]]
     if not args or args[0] in ("--demo", "--tui"):
         # The terminal UI; textual is imported only past this point.
         from cortex_tui.tui.run import main as tui_main
 
         return tui_main([arg for arg in args if arg != "--tui"])
-    if args[:1] == ["serve"]:
+    if _own_entry(args[:2]) and args[0] == "mcp":
+        from cortex_tui.mcp.main import mcp_main
+
+        return mcp_main(args[1:])
+    if _own_entry(args[:2]):
         from cortex_tui.server.main import serve_main
 
         return serve_main(args[1:])
     from cortex_tui.cli.main import run
 
     return run(args)
+
+
+def _own_entry(head: list[str]) -> bool:
+    """`serve` and `mcp` (but not `mcp install`, a CLI command) parse their own options."""
+    return head[:1] == ["serve"] or (head[:1] == ["mcp"] and head[1:2] != ["install"])
 
 
 def _note(

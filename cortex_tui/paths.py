@@ -11,6 +11,12 @@ def default_home() -> Path:
     explicit = os.environ.get("CORTEX_HOME")
     if explicit:
         return Path(explicit).expanduser()
+    return platform_home()
+
+
+def platform_home() -> Path:
+    """The home a program started without `CORTEX_HOME` uses (an agent starting a hook
+    or an MCP server, say)."""
     from platformdirs import user_data_path
 
     return user_data_path("cortex-tui", appauthor=False)

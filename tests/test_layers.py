@@ -66,3 +66,13 @@ def test_hook_entry_loads_neither_pydantic_nor_the_engine() -> None:
     proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_mcp_server_does_not_load_textual() -> None:
+    code = (
+        "import sys, cortex_tui.mcp.main;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

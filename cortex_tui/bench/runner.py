@@ -24,6 +24,7 @@ import numpy as np
 
 from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import bench_hooks
+from cortex_tui.bench.mcp_calls import bench_mcp
 from cortex_tui.bench.timing import Timing
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig, load_settings
@@ -83,6 +84,8 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
         seed = lambda home: _seed_hook_store(settings, embedder, home, base_vectors)  # noqa: E731
         report["hooks"] = bench_hooks(seed, settings.embedder.kind, queries, options.hook_runs)
         say(f"hooks through the service ({HOOK_STORE_SIZE} memories): {report['hooks']}")
+        report["mcp"] = bench_mcp(seed, settings.embedder.kind, queries, options.hook_runs)
+        say(f"MCP tool calls over stdio ({HOOK_STORE_SIZE} memories): {report['mcp']}")
     return report
 
 

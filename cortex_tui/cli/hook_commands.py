@@ -6,11 +6,8 @@
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
 import sys
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -104,13 +101,8 @@ def cmd_hook_install(ctx: CommandContext) -> int:
 
 
 def _default_executable() -> str:
-    """This installation's script by absolute path, since Claude Code may run hooks with
-    a PATH that lacks the venv; then whatever `cortex-tui` is on PATH; then the bare name."""
-    script = Path(sysconfig.get_path("scripts")) / "cortex-tui"
-    if script.is_file() and os.access(script, os.X_OK):
-        return shlex.quote(str(script))
-    found = shutil.which("cortex-tui")
-    return shlex.quote(found) if found else "cortex-tui"
+    """The installed program, quoted: Claude Code runs a hook's command through a shell."""
+    return shlex.quote(hooks_install.installed_program())
 
 
 HANDLERS: dict[str, Callable[[CommandContext], int]] = {"hook": cmd_hook_install}

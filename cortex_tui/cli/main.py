@@ -12,6 +12,7 @@ from cortex_tui.cli import (
     entity_commands,
     hook_commands,
     maintenance_commands,
+    mcp_commands,
 )
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
@@ -46,6 +47,7 @@ COMMANDS: dict[str, Handler] = {
     **entity_commands.HANDLERS,
     **maintenance_commands.HANDLERS,
     **hook_commands.HANDLERS,
+    **mcp_commands.HANDLERS,
 }
 
 INTERNAL_ERROR = 70

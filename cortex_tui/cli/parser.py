@@ -10,6 +10,7 @@ from cortex_tui.cli import (
     entity_commands,
     hook_commands,
     maintenance_commands,
+    mcp_commands,
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
@@ -40,6 +41,7 @@ def build_parser() -> OneLineParser:
     capture_commands.register(sub, common)
     maintenance_commands.register(sub, common)
     hook_commands.register(sub, common)
+    mcp_commands.register(sub, common)
     return parser
 
 
@@ -177,7 +179,10 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--embedder", choices=["onnx", "hashing"], default="onnx")
     p.add_argument(
-        "--hook-runs", type=int, default=20, help="hook runs through a real service (0: skip)"
+        "--hook-runs",
+        type=int,
+        default=20,
+        help="hook runs and MCP tool calls through a real service (0: skip)",
     )
     p.add_argument(
         "--import-count", type=int, default=2000, help="memories the import row takes in"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from cortex_tui.config import Settings
 from cortex_tui.engine import service_link
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.errors import StoreError
+from cortex_tui.errors import ServiceUnreachableError, StoreError
 
 
 def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
@@ -22,7 +22,7 @@ def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
     from cortex_tui.engine.remote import RemoteEngine
 
     if not service_link.start(settings.home, wait=settings.service.start_wait):
-        raise StoreError(
+        raise ServiceUnreachableError(
             f"the cortex-tui service for {settings.home} did not start; "
             f"see {settings.home / 'logs' / service_link.SERVICE_LOG}, "
             "or run in-process with --no-daemon"

@@ -1,4 +1,6 @@
 """A durable spool of captured turns: written (and fsynced) before the hook returns.
+A memory that an MCP client asked to remember while the store was out of reach waits
+here too, as an entry holding the draft instead of the turn's text.
 
 Capture runs after the append; whoever captures an entry marks it done. An entry not
 marked done is replayed later, and each turn has an idempotency key, so a crash loses
@@ -187,7 +189,7 @@ def _parse(line: bytes) -> Record | None:
 
 
 def _is_entry(record: Record) -> bool:
-    return isinstance(record.get("text"), str)
+    return isinstance(record.get("text"), str) or isinstance(record.get("draft"), dict)
 
 
 def _is_progress(record: Record) -> bool:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sysconfig
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -82,6 +84,15 @@ def hook_command(executable: str, kind: str) -> str:
     return f"{executable} --hook {kind}"
 
 
+def installed_program() -> str:
+    """This installation's script by absolute path, since an agent may start it with a
+    PATH that lacks the venv; then whatever `cortex-tui` is on PATH; then the bare name."""
+    script = Path(sysconfig.get_path("scripts")) / "cortex-tui"
+    if script.is_file() and os.access(script, os.X_OK):
+        return str(script)
+    return shutil.which("cortex-tui") or "cortex-tui"
+
+
 def is_recognised(executable: str) -> bool:
     """Whether hooks built on `executable` will be found again by a later run."""
     return our_kind(hook_command(executable, "pre")) == "pre"
@@ -140,7 +151,7 @@ def install(settings: JsonObject, executable: str, path: Path) -> tuple[JsonObje
     stands (keeping any extra keys the person added); extra copies of it under the same
     event and matcher are removed, since Claude Code would run each of them.
     """
-    hooks = dict(_hooks_of(settings, path))
+    hooks = dict(object_at(settings, "hooks", path))
     changes: list[Change] = []
     for spec in OUR_HOOKS:
         groups = hooks.get(spec.event, [])
@@ -169,7 +180,7 @@ def uninstall(settings: JsonObject, path: Path) -> tuple[JsonObject, list[Change
     Code accepts them, but they would be litter we created); ones that were empty already
     stay.
     """
-    hooks = _hooks_of(settings, path)
+    hooks = object_at(settings, "hooks", path)
     new_hooks: JsonObject = {}
     changes: list[Change] = []
     for event, groups in hooks.items():
@@ -226,14 +237,15 @@ def write_atomically(path: Path, text: str) -> None:
         raise SettingsFileError(f"cannot write {path}: {exc}; check the folder and retry") from None
 
 
-def _hooks_of(settings: JsonObject, path: Path) -> JsonObject:
-    hooks = settings.get("hooks", {})
-    if not isinstance(hooks, dict):
+def object_at(settings: JsonObject, key: str, path: Path) -> JsonObject:
+    """`settings[key]`, an empty object when absent; anything else is an error naming it."""
+    value = settings.get(key, {})
+    if not isinstance(value, dict):
         raise SettingsFileError(
-            f'{path}: "hooks" is a JSON {type(hooks).__name__}, not an object; '
-            'fix it (e.g. "hooks": {}) or remove the key, then retry'
+            f'{path}: "{key}" is a JSON {type(value).__name__}, not an object; '
+            f'fix it (e.g. "{key}": {{}}) or remove the key, then retry'
         )
-    return hooks
+    return value
 
 
 def _matcher(group: Any) -> str | None:

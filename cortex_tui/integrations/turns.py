@@ -2,11 +2,15 @@
 
 Before a turn: decide whether the event gets context and what to recall for it. After a
 turn: put the new part of the conversation in the durable spool, then capture spooled
-turns. Standard library only at import time: the hook process imports this every turn.
+turns. A memory that could not be remembered while the store was down waits in the same
+spool and is stored by the same drain. Standard library only at import time: the hook
+process imports this every turn.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import re
 import time
@@ -24,6 +28,7 @@ from cortex_tui.integrations.project import project_for, safe_name
 if TYPE_CHECKING:
     from cortex_tui.config import HooksConfig
     from cortex_tui.engine.capture import CaptureProgress, CaptureReport
+    from cortex_tui.models import MemoryDraft, WriteResult
 
 CLAUDE_CONTEXT_CAP = 10_000
 CONTEXT_BLOCK_TAG = "<cortex_memories>"
@@ -145,9 +150,17 @@ class Captures(Protocol):
         progress: CaptureProgress | None = None,
     ) -> CaptureReport: ...
 
+    def remember(self, draft: MemoryDraft) -> WriteResult: ...
+
 
 def capture_turn(engine: Captures, item: dict[str, Any], progress: TurnProgress) -> str:
-    """Capture one spooled turn (resuming it when `progress` says it was started)."""
+    """Capture one spooled turn (resuming it when `progress` says it was started), or
+    remember the spooled draft."""
+    if "draft" in item:
+        from cortex_tui.models import MemoryDraft
+
+        result = engine.remember(MemoryDraft.model_validate(item["draft"]))
+        return f"remembered a spooled draft: {result.action.value} {result.memory.short_id}"
     report = engine.capture(
         item["text"],
         project=item.get("project"),
@@ -156,6 +169,17 @@ def capture_turn(engine: Captures, item: dict[str, Any], progress: TurnProgress)
         progress=progress,
     )
     return "; ".join(o.describe()[:80] for o in report.outcomes) or "nothing durable"
+
+
+def spool_draft(draft: dict[str, Any], home: Path, log: logging.Logger) -> str:
+    """Put a memory to remember in the spool (fsynced); the next drain stores it. The
+    key is the whole draft, the time it was said included, so a replay of the spool
+    never stores it twice."""
+    canonical = json.dumps(draft, sort_keys=True, ensure_ascii=False)
+    key = "draft-" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    if Spool(home / "spool", log).append({"key": key, "draft": draft, "at": time.time()}):
+        log.info("spooled a draft to remember (%s)", key[6:14])
+    return key
 
 
 def _turn_text(

@@ -41,18 +41,19 @@ def _endpoint(operation: Operation[Any, Any], service: Service) -> Any:
     part = _part_annotation(operation)
 
     def endpoint(**given: Any) -> Any:
-        values = {name: given[name] for name in path_fields}
         received = given.get(_PART)
-        if route.body_field is not None:
-            values[route.body_field] = received
-        elif isinstance(received, operation.request):
-            values = received
-        elif isinstance(received, BaseModel):
-            values |= received.model_dump(exclude_unset=True)
-        try:
-            arguments = operation.request.model_validate(values)
-        except ValidationError as exc:
-            raise RequestValidationError(exc.errors(include_url=False)) from None
+        if isinstance(received, operation.request):
+            arguments = received
+        else:
+            values = {name: given[name] for name in path_fields}
+            if route.body_field is not None:
+                values[route.body_field] = received
+            elif isinstance(received, BaseModel):
+                values |= received.model_dump(exclude_unset=True)
+            try:
+                arguments = operation.request.model_validate(values)
+            except ValidationError as exc:
+                raise RequestValidationError(exc.errors(include_url=False)) from None
         run = service.write if operation.writes_for(arguments) else service.read
         return run(lambda: operation.perform(service.engine, arguments))
 

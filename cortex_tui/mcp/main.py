@@ -1,0 +1,116 @@
+"""`cortex-tui mcp`: serve memory to an MCP client over stdio, or streamable HTTP.
+
+Over stdio, standard output carries the protocol and nothing else: everything this
+process has to say goes to `logs/mcp.log` under the data home. Over HTTP the endpoint is
+`http://HOST:PORT/mcp`, and every request must carry the service's API key
+(`CORTEX_API_KEY`) as a bearer token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+from cortex_tui.config import Settings, load_settings
+from cortex_tui.engine import service_link
+from cortex_tui.engine.connect import connect_engine
+from cortex_tui.errors import CortexError
+from cortex_tui.integrations.turns import spool_draft
+from cortex_tui.mcp.auth import BearerGuard
+from cortex_tui.mcp.link import EngineLink
+from cortex_tui.mcp.server import build_server
+from cortex_tui.mcp.shapes import RememberArguments
+from cortex_tui.paths import default_home
+from cortex_tui.tcp import listen
+
+log = logging.getLogger("cortex_tui.mcp")
+MCP_LOG = "mcp.log"
+
+
+def mcp_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="cortex-tui mcp",
+        description="Serve memory to MCP clients (Claude Code, Claude Desktop, Cursor, ...) "
+        "over stdio; `cortex-tui mcp install` registers it with Claude Code.",
+    )
+    parser.add_argument("--home", help="CORTEX_HOME to serve (default: $CORTEX_HOME)")
+    parser.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback "
+        "unless HOST is given); needs CORTEX_API_KEY",
+    )
+    parser.add_argument(
+        "--no-daemon",
+        action="store_true",
+        help="open the store in this process instead of through the local service",
+    )
+    args = parser.parse_args(argv)
+    home = Path(args.home).expanduser() if args.home else default_home()
+    os.environ["CORTEX_HOME"] = str(home)
+    try:
+        settings = load_settings(home)
+        _log_to_file(home)
+        api_key = os.environ.get("CORTEX_API_KEY") or None
+        if args.http and not api_key:
+            raise CortexError("--http needs an API key: set CORTEX_API_KEY to a long random secret")
+        daemon = False if args.no_daemon else settings.daemon
+        link = EngineLink(lambda: connect_engine(settings, daemon=daemon))
+        server = build_server(link, lambda arguments: _queue(settings, daemon, arguments))
+        try:
+            if args.http and api_key:
+                _serve_http(server, args.http, api_key)
+            else:
+                log.info("serving %s over stdio", home)
+                server.run()
+        finally:
+            link.close()
+    except CortexError as exc:
+        print(f"cortex-tui mcp: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _log_to_file(home: Path) -> None:
+    """Before the SDK sets up logging, so its handler (a rich console) is never added."""
+    logs = home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(logs / MCP_LOG, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per engine call
+    logging.captureWarnings(True)
+
+
+def _serve_http(server: MCPServer, spec: str, api_key: str) -> None:
+    import uvicorn
+
+    sock = listen(spec, "--http")
+    host, port = sock.getsockname()[:2]
+    app = BearerGuard(server.streamable_http_app(host=host), api_key)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    log.info("serving streamable HTTP at http://%s:%s/mcp", host, port)
+    print(f"cortex-tui mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _queue(settings: Settings, daemon: bool, arguments: RememberArguments) -> str:
+    """Spool the memory with the time it was said, and ask for a drain (starting the
+    service when there is none, so the spool does not wait for the next agent turn)."""
+    draft = arguments.draft().model_dump(mode="json", exclude_unset=True)
+    draft["created_at"] = datetime.now(UTC).isoformat()
+    key = spool_draft(draft, settings.home, log)
+    try:
+        service_link.call(settings.home, "POST", "/v1/spool/drain", timeout=2.0)
+    except (service_link.ServiceUnavailable, service_link.ServiceError):
+        if daemon:
+            service_link.start(settings.home, wait=0.0)
+    return key

@@ -1,0 +1,191 @@
+"""Arguments and answers of the tools that a model meets in a shape of their own.
+
+Most tools take an operation's own request model. These few differ because a model
+should see fewer, plainer fields than a person's API offers: a memory filter flattened
+to the conditions worth asking for, a score breakdown only on request, one `conflicts`
+tool for listing and settling, a `remember` that can say "queued" when the store is out
+of reach.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from cortex_tui.curation.groups import ConflictGroup
+from cortex_tui.engine.requests import Arguments
+from cortex_tui.models import (
+    Memory,
+    MemoryDraft,
+    MemoryType,
+    RecallResponse,
+    Scope,
+    ScoreBreakdown,
+    UtcDatetime,
+    WriteResult,
+)
+from cortex_tui.recall.request import RecallRequest
+from cortex_tui.store.base import MemoryFilter
+
+MCP_SOURCE = "mcp"
+
+
+class RememberArguments(Arguments):
+    content: str = Field(
+        min_length=1,
+        description="one self-contained statement, e.g. 'The billing service deploys on Fridays'",
+    )
+    type: MemoryType | None = Field(
+        default=None, description="what kind of memory; inferred from the wording when left out"
+    )
+    scope: Scope | None = Field(
+        default=None, description="how long it holds; inferred when left out"
+    )
+    project: str | None = Field(
+        default=None, description="the project it is about; leave out when true everywhere"
+    )
+    tags: list[str] = Field(default_factory=list)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    ttl_hours: float | None = Field(
+        default=None, gt=0, description="forget it after this many hours"
+    )
+
+    def draft(self) -> MemoryDraft:
+        return MemoryDraft(**self.model_dump(exclude_unset=True), source=MCP_SOURCE)
+
+
+class RememberAnswer(BaseModel):
+    queued: bool = Field(
+        description="true when the store was out of reach: the memory waits in the durable "
+        "spool and is stored as soon as the store is back"
+    )
+    result: WriteResult | None = Field(
+        default=None, description="what the write path did (none while queued)"
+    )
+    note: str
+
+
+class RecallArguments(Arguments):
+    query: str = Field(min_length=1, description="what you want to know, in plain words")
+    project: str | None = Field(
+        default=None, description="the current project: its memories and global ones"
+    )
+    types: list[MemoryType] | None = None
+    tags: list[str] | None = None
+    limit: int = Field(default=10, ge=1, le=100)
+    as_of: UtcDatetime | None = Field(
+        default=None, description="recall what was true at this time (ISO 8601)"
+    )
+    include_history: bool = Field(
+        default=False, description="also superseded versions, not only what holds now"
+    )
+    breakdown: bool = Field(
+        default=False, description="include each result's score breakdown: why it ranked there"
+    )
+
+    def request(self) -> RecallRequest:
+        return RecallRequest(
+            query=self.query,
+            project=self.project,
+            types=self.types,
+            tags=self.tags,
+            limit=self.limit,
+            as_of=self.as_of,
+            include_history=self.include_history,
+        )
+
+
+class RecalledMemory(BaseModel):
+    rank: int
+    score: float
+    memory: Memory
+    conflicts_with: list[str] = Field(default_factory=list)
+    breakdown: ScoreBreakdown | None = None
+
+
+class RecallAnswer(BaseModel):
+    query: str
+    results: list[RecalledMemory]
+    candidates: int = Field(description="how many memories were scored")
+    elapsed_ms: float
+
+    @classmethod
+    def of(cls, response: RecallResponse, *, breakdown: bool) -> RecallAnswer:
+        results = [
+            RecalledMemory(
+                rank=result.rank,
+                score=result.score,
+                memory=result.memory,
+                conflicts_with=result.conflicts_with,
+                breakdown=result.breakdown if breakdown else None,
+            )
+            for result in response.results
+        ]
+        return cls(
+            query=response.query,
+            results=results,
+            candidates=response.candidates,
+            elapsed_ms=response.elapsed_ms,
+        )
+
+
+class SearchArguments(Arguments):
+    text: str = Field(
+        min_length=1, description="words that must all appear in the memory (any case)"
+    )
+    project: str | None = None
+    limit: int = Field(default=20, ge=1, le=200)
+    offset: str | None = Field(default=None, description="next_offset of the previous page")
+
+    def memory_filter(self) -> MemoryFilter:
+        return MemoryFilter(text=self.text, project=self.project)
+
+
+class ListArguments(Arguments):
+    project: str | None = Field(
+        default=None, description="that project's memories, plus global ones"
+    )
+    project_only: bool = Field(default=False, description="leave the global ones out")
+    types: list[MemoryType] | None = None
+    scopes: list[Scope] | None = None
+    tags: list[str] | None = Field(default=None, description="memories with any of these tags")
+    include_history: bool = Field(default=False, description="also superseded versions")
+    limit: int = Field(default=20, ge=1, le=200)
+    offset: str | None = Field(default=None, description="next_offset of the previous page")
+
+    def memory_filter(self) -> MemoryFilter:
+        return MemoryFilter(
+            project=self.project,
+            project_only=self.project_only,
+            types=self.types,
+            scopes=self.scopes,
+            tags=self.tags,
+            current_only=not self.include_history,
+        )
+
+
+class EntitiesArguments(Arguments):
+    name: str = Field(
+        min_length=1, description="an entity's name, alias or id, e.g. 'billing-service'"
+    )
+    hops: int = Field(default=1, ge=0, le=3, description="how many relations away to reach")
+
+
+class ConflictsArguments(Arguments):
+    action: Literal["list", "keep", "merge", "dismiss"] = Field(
+        default="list",
+        description="list the groups; or settle one: keep one member, merge them into one "
+        "statement, or dismiss (not a real conflict)",
+    )
+    group_id: str | None = Field(default=None, description="the group to settle")
+    keep_id: str | None = Field(default=None, description="for keep: the member that stays")
+    content: str | None = Field(default=None, description="for merge: the merged statement")
+
+
+class ConflictsAnswer(BaseModel):
+    groups: list[ConflictGroup] = Field(description="the groups still waiting for a decision")
+    settled: list[Memory] = Field(
+        default_factory=list, description="what the decision left current"
+    )

@@ -1,0 +1,197 @@
+"""The MCP tools: what each takes, answers and does, and when a model should call it.
+
+A tool that is an engine operation as it stands is derived from its declaration (its
+arguments, answer, description and whether it writes); the rest take a shape of their
+own (`shapes.py`) and compose operations. Each description opens with when to call the
+tool, then says what comes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from cortex_tui.engine import operations as ops
+from cortex_tui.engine.operations import Operation
+from cortex_tui.engine.protocol import Engine
+from cortex_tui.errors import InvalidInputError, NotFoundError
+from cortex_tui.graph.views import Neighbourhood
+from cortex_tui.mcp.shapes import (
+    ConflictsAnswer,
+    ConflictsArguments,
+    EntitiesArguments,
+    ListArguments,
+    RecallAnswer,
+    RecallArguments,
+    RememberAnswer,
+    RememberArguments,
+    SearchArguments,
+)
+from cortex_tui.models import Memory, MemoryPage
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    arguments: type[BaseModel]
+    answer: Any
+    description: str
+    perform: Callable[[Engine, Any], Any]
+    read_only: bool
+    destructive: bool = False
+
+
+def _derived(operation: Operation[Any, Any], when: str, *, destructive: bool = False) -> ToolSpec:
+    return ToolSpec(
+        name=operation.name,
+        arguments=operation.request,
+        answer=operation.response,
+        description=f"{when} {operation.description}",
+        perform=operation.perform,
+        read_only=not operation.may_write,
+        destructive=destructive,
+    )
+
+
+def _remember(engine: Engine, arguments: RememberArguments) -> RememberAnswer:
+    result = engine.remember(arguments.draft())
+    return RememberAnswer(queued=False, result=result, note=result.reason or result.action.value)
+
+
+def _recall(engine: Engine, arguments: RecallArguments) -> RecallAnswer:
+    response = engine.recall(arguments.request())
+    return RecallAnswer.of(response, breakdown=arguments.breakdown)
+
+
+def _search(engine: Engine, arguments: SearchArguments) -> MemoryPage:
+    return engine.list_memories(arguments.memory_filter(), arguments.limit, arguments.offset)
+
+
+def _list(engine: Engine, arguments: ListArguments) -> MemoryPage:
+    return engine.list_memories(arguments.memory_filter(), arguments.limit, arguments.offset)
+
+
+def _entities(engine: Engine, arguments: EntitiesArguments) -> Neighbourhood:
+    try:
+        return engine.graph.neighbourhood(arguments.name, arguments.hops)
+    except NotFoundError:
+        close = [match.entity.name for match in engine.graph.search(arguments.name, 5)]
+        hint = f"; the closest names are {', '.join(close)}" if close else ""
+        raise NotFoundError(f"no entity is named {arguments.name!r}{hint}") from None
+
+
+def _conflicts(engine: Engine, arguments: ConflictsArguments) -> ConflictsAnswer:
+    settled: list[Memory] = []
+    if arguments.action != "list":
+        group = _required(arguments.group_id, "group_id", arguments.action)
+        if arguments.action == "keep":
+            keep = _required(arguments.keep_id, "keep_id", "keep")
+            settled = [engine.resolve(group, keep)]
+        elif arguments.action == "merge":
+            settled = [engine.merge(group, _required(arguments.content, "content", "merge"))]
+        else:
+            settled = engine.dismiss(group)
+    return ConflictsAnswer(groups=engine.conflicts(), settled=settled)
+
+
+def _required(value: str | None, field: str, action: str) -> str:
+    if not value:
+        raise InvalidInputError(f"action {action!r} needs {field}; list the conflicts to find it")
+    return value
+
+
+REMEMBER = ToolSpec(
+    name="remember",
+    arguments=RememberArguments,
+    answer=RememberAnswer,
+    description=(
+        "Call when you learn something worth knowing in a later session: a decision, a "
+        "preference, a rule, a fact about the code or the people. "
+        f"{ops.REMEMBER.description} Answers what was done and why."
+    ),
+    perform=_remember,
+    read_only=False,
+)
+RECALL = ToolSpec(
+    name="recall",
+    arguments=RecallArguments,
+    answer=RecallAnswer,
+    description=(
+        "Call before answering anything that earlier sessions may have settled (how things "
+        f"are done here, what was decided, who prefers what). {ops.RECALL.description} "
+        "Ask for the breakdown to see why each ranked where it did."
+    ),
+    perform=_recall,
+    # It records access (what decay and ranking read), which is bookkeeping rather than
+    # a change a client should ask the user's leave for.
+    read_only=True,
+)
+SEARCH = ToolSpec(
+    name="search",
+    arguments=SearchArguments,
+    answer=MemoryPage,
+    description=(
+        "Call to find memories containing exact words (a name, an error code, a file); use "
+        "recall for questions. Answers the current memories holding every word, newest first."
+    ),
+    perform=_search,
+    read_only=True,
+)
+LIST = ToolSpec(
+    name="list",
+    arguments=ListArguments,
+    answer=MemoryPage,
+    description=(
+        f"Call to browse what is remembered about a project, type or tag. {ops.LIST.description}"
+    ),
+    perform=_list,
+    read_only=True,
+)
+ENTITIES = ToolSpec(
+    name="entities",
+    arguments=EntitiesArguments,
+    answer=Neighbourhood,
+    description=(
+        "Call to see what is known around a person, project, service or tool: "
+        f"{ops.NEIGHBOURHOOD.description[0].lower()}{ops.NEIGHBOURHOOD.description[1:]}"
+    ),
+    perform=_entities,
+    read_only=True,
+)
+CONFLICTS = ToolSpec(
+    name="conflicts",
+    arguments=ConflictsArguments,
+    answer=ConflictsAnswer,
+    description=(
+        "Call when recall shows memories that contradict each other, or to review them. "
+        f"Lists {ops.CONFLICTS.description[0].lower()}{ops.CONFLICTS.description[1:-1]}; "
+        "with an action, settles one group (keep one member, merge them, or dismiss) and "
+        "answers what stays current and the groups still open."
+    ),
+    perform=_conflicts,
+    read_only=False,
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    REMEMBER,
+    RECALL,
+    SEARCH,
+    _derived(ops.GET, "Call to read one memory in full, e.g. a result of recall or search."),
+    _derived(
+        ops.UPDATE,
+        "Call when a remembered fact changed or was wrong (not to add a new one).",
+    ),
+    _derived(
+        ops.FORGET,
+        "Call when a memory must no longer be recalled (wrong, obsolete, or private).",
+        destructive=True,
+    ),
+    LIST,
+    _derived(ops.STATS, "Call to see how much is remembered and where."),
+    ENTITIES,
+    CONFLICTS,
+    _derived(ops.HISTORY, "Call to see how a fact changed over time."),
+)
