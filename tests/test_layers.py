@@ -45,34 +45,29 @@ def test_cli_never_imports_textual(args: list[str], tmp_path: Path) -> None:
     assert result["heavy"] == []
 
 
-def test_engine_import_does_not_load_textual() -> None:
+def loaded(modules: str, among: set[str]) -> list[str]:
+    """Which of the top-level packages `among` a fresh interpreter loads with `modules`."""
     code = (
-        "import sys, cortex_tui.engine.open, cortex_tui.recall.pipeline, cortex_tui.store.factory;"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual','rich')))"
+        f"import json, sys, {modules};"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {among!r})))"
     )
     proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    return list(json.loads(proc.stdout))
+
+
+def test_engine_import_does_not_load_textual() -> None:
+    engine = "cortex_tui.engine.open, cortex_tui.recall.pipeline, cortex_tui.store.factory"
+    assert loaded(engine, {"textual", "rich"}) == []
 
 
 def test_hook_entry_loads_neither_pydantic_nor_the_engine() -> None:
     """The hook runs every agent turn: talking to the service must not pay for pydantic
     (~0.3 s), numpy or the store; only the standard library and platformdirs."""
-    code = (
-        "import sys, cortex_tui.hooks.run, cortex_tui.__main__;"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'pydantic', 'numpy', 'qdrant_edge', 'httpx', 'fastapi', 'textual', 'onnxruntime'}))"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    heavy = {"pydantic", "numpy", "qdrant_edge", "httpx", "fastapi", "textual", "onnxruntime"}
+    assert loaded("cortex_tui.hooks.run, cortex_tui.__main__", heavy) == []
 
 
 def test_mcp_server_does_not_load_textual() -> None:
-    code = (
-        "import sys, cortex_tui.mcp.main;"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    """The MCP SDK brings rich for its own logging; textual stays out."""
+    assert loaded("cortex_tui.mcp.main", {"textual"}) == []

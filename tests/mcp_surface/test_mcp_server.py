@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -246,7 +247,7 @@ def test_a_busy_store_is_said_so_and_remember_waits_in_the_spool(
                 if page.total:
                     break
                 service_link.call(home, "POST", "/v1/spool/drain")
-                asyncio.run(asyncio.sleep(0.05))
+                time.sleep(0.05)
             assert [m.content for m in page.memories] == ["Releases are tagged vYYYY.MM"]
             assert page.memories[0].source == "mcp"
             assert page.memories[0].created_at <= queued_by  # when it was said, not stored
