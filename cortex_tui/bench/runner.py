@@ -59,7 +59,7 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
     settings = load_settings().model_copy(update={"store": StoreConfig()})
     settings.embedder.kind = "onnx" if options.embedder == "onnx" else "hashing"
     started = time.perf_counter()
-    embedder = make_embedder(settings.embedder)
+    embedder = make_embedder(settings.embedder, settings.models_path)
     load_seconds = time.perf_counter() - started
     queries = synthetic_texts(options.queries, seed=7)
     report: dict[str, Any] = {

@@ -13,6 +13,7 @@ from cortex_tui.cli import (
     hook_commands,
     maintenance_commands,
     mcp_commands,
+    model_commands,
 )
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
@@ -48,6 +49,7 @@ COMMANDS: dict[str, Handler] = {
     **maintenance_commands.HANDLERS,
     **hook_commands.HANDLERS,
     **mcp_commands.HANDLERS,
+    **model_commands.HANDLERS,
 }
 
 INTERNAL_ERROR = 70

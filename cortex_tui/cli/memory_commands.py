@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext, parse_time, read_text_arg
 from cortex_tui.errors import InvalidInputError
@@ -56,6 +58,8 @@ def cmd_recall(ctx: CommandContext) -> int:
     ctx.settings.weight_profile(a.profile)
     request = recall_request(ctx, update_access=not a.no_access_update)
     response = ctx.engine.recall(request)
+    for notice in response.notices:
+        print(f"cortex-tui: note: {notice}", file=sys.stderr)
     if ctx.json:
         ctx.emit(response, "")
         return 0

@@ -11,6 +11,7 @@ from cortex_tui.cli import (
     hook_commands,
     maintenance_commands,
     mcp_commands,
+    model_commands,
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
@@ -42,6 +43,7 @@ def build_parser() -> OneLineParser:
     maintenance_commands.register(sub, common)
     hook_commands.register(sub, common)
     mcp_commands.register(sub, common)
+    model_commands.register(sub, common)
     return parser
 
 
@@ -124,7 +126,13 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         parents=[common],
         help="re-embed the store with another embedder, or rebuild its index with the same one",
     )
-    p.add_argument("--to", choices=["onnx", "ollama", "hashing"], required=True)
+    p.add_argument(
+        "--to",
+        required=True,
+        metavar="MODEL",
+        help="an ONNX model by name (see `cortex-tui model list`), or onnx, ollama, hashing "
+        "(the kind, with its configured model)",
+    )
 
     p = sub.add_parser("eval", parents=[common], help="golden-query evaluation of recall")
     p.add_argument("paths", nargs="+", help="dataset files (.json / .jsonl) or folders")

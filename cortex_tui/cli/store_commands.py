@@ -26,7 +26,9 @@ def cmd_stats(ctx: CommandContext) -> int:
 
 def cmd_health(ctx: CommandContext) -> int:
     report = ctx.engine.health()
-    text = "\n".join(f"{key:<10} {value}" for key, value in report.items())
+    lines = [f"{key:<10} {value}" for key, value in report.items() if key != "notices"]
+    lines += [f"note       {notice}" for notice in report.get("notices", [])]
+    text = "\n".join(lines)
     ctx.emit(report, text)
     return 0
 
@@ -137,7 +139,7 @@ def cmd_eval(ctx: CommandContext) -> int:
     retrieval = [d for d in loaded if isinstance(d, Dataset)]
     pairs = [d for d in loaded if isinstance(d, PairsDataset)]
     check_variants_fit(len(retrieval), variants)
-    embedder = MeasuredEmbedder(make_embedder(settings.embedder))
+    embedder = MeasuredEmbedder(make_embedder(settings.embedder, settings.models_path))
     keep = Path(a.home).expanduser() if a.home else None
     bar = None if ctx.json else terminal_progress(sys.stderr, keep_finished=False)
     try:
@@ -223,7 +225,7 @@ def cmd_reembed(ctx: CommandContext) -> int:
     else:
         text = (
             f"re-embedded {report.memories} memories and {report.entities} entities: "
-            f"{report.source} → {report.target} (embedder.kind saved in config.toml)"
+            f"{report.source} → {report.target} (the embedder saved in config.toml)"
         )
     ctx.emit(report.__dict__, text)
     return 0

@@ -134,8 +134,10 @@ def _min_cosine(a: Matrix, b: Matrix) -> float:
 
 def default_embedder() -> Embedder:
     """The embedder the shipped vectors are for: the default (ONNX) one, whatever the
-    environment configures."""
-    return make_embedder(EmbedderConfig())
+    environment configures (made in, or read from, the configured models folder)."""
+    from cortex_tui.config import load_settings
+
+    return make_embedder(EmbedderConfig(), load_settings().models_path)
 
 
 def main(args: list[str]) -> int:

@@ -6,6 +6,7 @@ others.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol, assert_never, runtime_checkable
 
 from cortex_tui.config import EmbedderConfig
@@ -19,14 +20,17 @@ class Loadable(Protocol):
     def load(self) -> None: ...
 
 
-def make_embedder(config: EmbedderConfig, *, lazy: bool = False) -> Embedder:
-    """The embedder `config.kind` names; the ONNX one loads and verifies its model here,
+def make_embedder(config: EmbedderConfig, models_dir: Path, *, lazy: bool = False) -> Embedder:
+    """The embedder `config.kind` names; the ONNX one finds `config.model` in
+    `models_dir` (making the default model on first use) and loads and verifies it here,
     or with `lazy=True` on its first embed (or its `load()`, see `Loadable`)."""
     match config.kind:
         case "onnx":
-            from cortex_tui.embed.onnx import OnnxMiniLMEmbedder
+            from cortex_tui.embed.catalogue import resolve
+            from cortex_tui.embed.onnx import OnnxEmbedder
 
-            return OnnxMiniLMEmbedder(batch_size=config.batch_size, lazy=lazy)
+            model = resolve(config.model, models_dir)
+            return OnnxEmbedder(model, batch_size=config.batch_size, lazy=lazy)
         case "ollama":
             from cortex_tui.embed.ollama import OllamaEmbedder
 

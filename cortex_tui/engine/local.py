@@ -71,8 +71,13 @@ class LocalEngine:
         embedder: Embedder,
         clock: Clock = system_clock,
         llm: LLMClient | None = None,
+        *,
+        notices: Sequence[str] = (),
     ) -> None:
+        """`notices`: what every recall and health check should tell the user about this
+        store (a migration that would help, say)."""
         self.settings = settings
+        self.notices = tuple(notices)
         self.store = store
         self.embedder = embedder
         self.clock = clock
@@ -98,7 +103,9 @@ class LocalEngine:
         """This engine's store, embedder, clock and LLM under other settings: eval
         variants rank one ingested store several ways. Close only the original (the store
         is shared)."""
-        return LocalEngine(settings, self.store, self.embedder, self.clock, self.llm)
+        return LocalEngine(
+            settings, self.store, self.embedder, self.clock, self.llm, notices=self.notices
+        )
 
     # --- reading -------------------------------------------------------------------
 
@@ -139,6 +146,8 @@ class LocalEngine:
 
     def recall(self, request: RecallRequest) -> RecallResponse:
         response = self._recaller.recall(request)
+        if self.notices:
+            response = response.model_copy(update={"notices": list(self.notices)})
         if request.update_access and response.results:
             self._touch([r.memory for r in response.results])
         return response
@@ -204,6 +213,7 @@ class LocalEngine:
             "embedder": self.embedder.name,
             "dimension": int(probe.shape[0]),
             "memories": self.store.count_memories(MemoryFilter(current_only=False, statuses=None)),
+            "notices": list(self.notices),
         }
 
     def export(self) -> Iterator[str]:

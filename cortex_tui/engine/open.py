@@ -7,9 +7,12 @@ from pathlib import Path
 from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import Settings
 from cortex_tui.embed.base import Embedder
-from cortex_tui.embed.factory import make_embedder
+from cortex_tui.embed.catalogue import DEFAULT_MODEL, PACKAGED_EMBEDDER, packaged_model
+from cortex_tui.embed.factory import Loadable, make_embedder
+from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.reembed import recover_interrupted
+from cortex_tui.errors import EmbedderMismatchError
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.store.factory import open_store
 
@@ -25,15 +28,35 @@ def open_engine(
     """Open the configured store with the configured embedder (or the given one).
 
     The store is opened after the embedder exists, so a mismatch between the two is
-    reported before any write.
+    reported before any write. One mismatch is not an error: a store made with the
+    packaged MiniLM file, when the configured model is the default MiniLM, keeps that
+    file (its vectors stay as they are) and its recalls say how to move on.
     """
     path = store_path or settings.store_path
     recover_interrupted(path)
-    chosen = embedder or make_embedder(settings.embedder)
-    store = open_store(
-        settings.store,
-        path,
-        chosen.name,
-        chosen.dimension,
-    )
-    return LocalEngine(settings, store, chosen, clock, llm)
+    chosen = embedder or make_embedder(settings.embedder, settings.models_path, lazy=True)
+    notices: list[str] = []
+    try:
+        store = open_store(settings.store, path, chosen.name, chosen.dimension)
+    except EmbedderMismatchError as mismatch:
+        if embedder is not None or not _keeps_packaged_file(settings, mismatch.recorded):
+            raise
+        chosen = OnnxEmbedder(packaged_model(), settings.embedder.batch_size, lazy=True)
+        store = open_store(settings.store, path, chosen.name, chosen.dimension)
+        notices.append(
+            f"this store's vectors come from the packaged MiniLM file, which embeds about "
+            f"2x slower than the default model; `cortex-tui reembed --to {DEFAULT_MODEL}` "
+            "converts it"
+        )
+    if embedder is None and isinstance(chosen, Loadable):
+        try:
+            chosen.load()
+        except BaseException:
+            store.close()
+            raise
+    return LocalEngine(settings, store, chosen, clock, llm, notices=notices)
+
+
+def _keeps_packaged_file(settings: Settings, recorded: str) -> bool:
+    config = settings.embedder
+    return config.kind == "onnx" and config.model == DEFAULT_MODEL and recorded == PACKAGED_EMBEDDER

@@ -1,7 +1,8 @@
 """Re-embedding a store with another embedder, without ever holding a half-converted store.
 
 The new store is built beside the old one; only when it is complete and flushed are the
-folders swapped (two renames), and only then is `embedder.kind` saved in config.toml.
+folders swapped (two renames), and only then are `embedder.kind` and `embedder.model`
+saved in config.toml.
 A crash before the swap leaves the old store untouched and a leftover folder that the
 next run removes.
 
@@ -17,8 +18,9 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
-from cortex_tui.config import EmbedderKind, Settings, save_setting
+from cortex_tui.config import EmbedderConfig, EmbedderKind, Settings, save_setting
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.neighbours import NeighbourIndex
@@ -63,9 +65,14 @@ def recover_interrupted(live: Path) -> None:
         retired.rename(live)
 
 
-def reembed(
-    settings: Settings, kind: EmbedderKind, progress: Progress | None = None
-) -> ReembedReport:
+def target_config(settings: Settings, to: str) -> EmbedderConfig:
+    """`to` names a kind (keeping the configured model) or an ONNX model."""
+    if to in get_args(EmbedderKind):
+        return settings.embedder.model_copy(update={"kind": to})
+    return settings.embedder.model_copy(update={"kind": "onnx", "model": to})
+
+
+def reembed(settings: Settings, to: str, progress: Progress | None = None) -> ReembedReport:
     if settings.store.qdrant_url:
         raise StoreError(
             "reembed works on the embedded store; for a Qdrant server, export, point "
@@ -78,8 +85,8 @@ def reembed(
     building, retired = _building(live), _retired(live)
     if building.exists():
         shutil.rmtree(building)
-    target_config = settings.embedder.model_copy(update={"kind": kind})
-    embedder = make_embedder(target_config)
+    wanted = target_config(settings, to)
+    embedder = make_embedder(wanted, settings.models_path)
     source = open_store(
         settings.store, live, embedder.name, embedder.dimension, check_embedder=False
     )
@@ -96,7 +103,9 @@ def reembed(
     live.rename(retired)
     building.rename(live)
     shutil.rmtree(retired)
-    save_setting(settings.home, "embedder.kind", kind)
+    save_setting(settings.home, "embedder.kind", wanted.kind)
+    if wanted.kind == "onnx":
+        save_setting(settings.home, "embedder.model", wanted.model)
     return ReembedReport(
         source=source_name, target=embedder.name, memories=memories, entities=entities
     )

@@ -111,8 +111,10 @@ def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, locati
         return
     raise EmbedderMismatchError(
         f"store at {location} was built with {meta.embedder} ({meta.dimension}-d) but the "
-        f"configured embedder is {embedder_name} ({dimension}-d); run `cortex-tui reembed` "
-        "to convert it, or set CORTEX_EMBEDDER__KIND back"
+        f"configured embedder is {embedder_name} ({dimension}-d); vectors of two models "
+        "never mix: run `cortex-tui reembed --to MODEL` to convert the store, or set "
+        "embedder.kind / embedder.model back",
+        recorded=meta.embedder,
     )
 
 

@@ -20,9 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cortex_tui.errors import CortexError
+from cortex_tui.paths import default_home
 
 if TYPE_CHECKING:
     from cortex_tui.engine.local import LocalEngine
+
+MODELS_ENV = "CORTEX_EMBEDDER__MODELS_DIR"
 
 
 def parse(args: list[str]) -> argparse.Namespace:
@@ -92,13 +95,17 @@ def _run_demo() -> int:
 def demo_home() -> Iterator[Path]:
     """A fresh temporary CORTEX_HOME (removed on exit), so the demo's config writes stay
     out of the user's."""
+    models = os.environ.get(MODELS_ENV) or str(default_home() / "models")
     with tempfile.TemporaryDirectory(prefix="cortex-demo-", dir=demo_parent()) as folder:
-        previous = os.environ.get("CORTEX_HOME")
+        previous = os.environ.get("CORTEX_HOME"), os.environ.get(MODELS_ENV)
         os.environ["CORTEX_HOME"] = folder
+        # The models stay the user's: the default one is made once, not per demo.
+        os.environ[MODELS_ENV] = models
         try:
             yield Path(folder)
         finally:
-            _restore_env("CORTEX_HOME", previous)
+            _restore_env("CORTEX_HOME", previous[0])
+            _restore_env(MODELS_ENV, previous[1])
 
 
 def open_demo_engine(home: Path) -> LocalEngine:
@@ -115,7 +122,7 @@ def open_demo_engine(home: Path) -> LocalEngine:
     from cortex_tui.engine.open import open_engine
 
     settings = load_settings(home)
-    embedder = make_embedder(settings.embedder, lazy=True)
+    embedder = make_embedder(settings.embedder, settings.models_path, lazy=True)
     engine = open_engine(settings, clock=frozen_clock(demo_now()), embedder=embedder)
     try:
         load_demo(engine)
