@@ -152,5 +152,5 @@ def test_a_missing_tensor_is_named(tmp_path: Path) -> None:
     tensors = load_file(str(folder / "model.safetensors"))
     del tensors["mpnet.encoder.relative_attention_bias.weight"]
     save_file(tensors, str(folder / "model.safetensors"))
-    with pytest.raises(EmbedderError, match="no tensor encoder.relative_attention_bias.weight"):
+    with pytest.raises(EmbedderError, match=r"no tensor encoder\.relative_attention_bias\.weight"):
         build_folder(folder, None, "fp32")
