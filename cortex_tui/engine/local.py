@@ -232,11 +232,17 @@ class LocalEngine:
         """Through the write path: the draft may fold into, update or contradict an
         existing memory instead of becoming a new one."""
         memory = self.materialise(draft)
-        result = self._write_path.write(memory, self.embedder.embed_query(memory.content))
+        result = self._write_path.write(memory, self._document_vector(memory.content))
         if result.renamed:
             linked = self._link_rename(result.memory, *result.renamed)
             result = result.model_copy(update={"memory": linked})
         return result
+
+    def _document_vector(self, content: str) -> Matrix:
+        """A memory's vector as `insert` and `reembed` make it: a model with a document
+        prompt (e5's "passage: ") embeds memories with it, queries with the query one."""
+        vector: Matrix = self.embedder.embed([content])[0]
+        return vector
 
     def _link_rename(self, memory: Memory, former: str, renamed_to: str) -> Memory:
         """The renamed thing's entity takes the new name and keeps the old one as an
@@ -325,7 +331,7 @@ class LocalEngine:
         return self.curator.resolve(group_id, keep_id)
 
     def merge(self, group_id: str, content: str) -> Memory:
-        return self.curator.merge(group_id, content, self.embedder.embed_query(content.strip()))
+        return self.curator.merge(group_id, content, self._document_vector(content.strip()))
 
     def dismiss(self, group_id: str) -> list[Memory]:
         return self.curator.dismiss(group_id)
@@ -338,7 +344,7 @@ class LocalEngine:
                 f"the newest version of {old.short_id}'s chain is not current "
                 f"({current.status.value}); restore needs a current version to supersede"
             )
-        return self.curator.restore(old, current, self.embedder.embed_query(old.content))
+        return self.curator.restore(old, current, self._document_vector(old.content))
 
     def undo(self, count: int = 1) -> list[JournalEntry]:
         return journal.undo(self.store, self.clock(), count, graph=self.graph)

@@ -10,6 +10,7 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.catalogue import DEFAULT_MODEL, PACKAGED_EMBEDDER, packaged_model
 from cortex_tui.embed.factory import Loadable, make_embedder
 from cortex_tui.embed.onnx import OnnxEmbedder
+from cortex_tui.embed.query_cache import QueryCache
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.reembed import recover_interrupted
 from cortex_tui.errors import EmbedderMismatchError
@@ -24,6 +25,7 @@ def open_engine(
     embedder: Embedder | None = None,
     store_path: Path | None = None,
     llm: LLMClient | None = None,
+    cache_queries: bool = False,
 ) -> LocalEngine:
     """Open the configured store with the configured embedder (or the given one).
 
@@ -31,6 +33,9 @@ def open_engine(
     reported before any write. One mismatch is not an error: a store made with the
     packaged MiniLM file, when the configured model is the default MiniLM, keeps that
     file (its vectors stay as they are) and its recalls say how to move on.
+
+    `cache_queries`: remember query vectors per text (`embed/query_cache.py`), for the
+    service.
     """
     path = store_path or settings.store_path
     recover_interrupted(path)
@@ -54,6 +59,8 @@ def open_engine(
         except BaseException:
             store.close()
             raise
+    if cache_queries:
+        chosen = QueryCache(chosen)
     return LocalEngine(settings, store, chosen, clock, llm, notices=notices)
 
 

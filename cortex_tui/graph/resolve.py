@@ -114,7 +114,7 @@ class EntityResolver:
         """The embedding of a name, computed once per resolver (also used to store a new
         entity's vector)."""
         if name not in self._vectors:
-            self._vectors[name] = self._embedder.embed_query(name)
+            self._vectors[name] = self._embedder.embed([name])[0]
         return self._vectors[name]
 
     def resolve(self, candidate: CandidateEntity) -> Resolution:

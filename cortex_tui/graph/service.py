@@ -239,7 +239,8 @@ class GraphService:
 
     def name_vector(self, name: str) -> Matrix:
         """The vector an entity named `name` is stored with."""
-        return self._embedder.embed_query(name)
+        vector: Matrix = self._embedder.embed([name])[0]
+        return vector
 
     def entities_changed(self) -> None:
         """Entities or relations changed outside this service (an undo): drop caches."""

@@ -124,7 +124,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
         sockets = [_bind_unix(service_link.socket_path(home))]
         if tcp:
             sockets.append(listen(tcp, "--tcp"))
-        engine = open_engine(settings)
+        engine = open_engine(settings, cache_queries=True)
         service = Service(engine, settings)
         app = build_app(service, api_key=api_key if tcp else None)
         config = uvicorn.Config(
