@@ -227,5 +227,7 @@ def cmd_reembed(ctx: CommandContext) -> int:
             f"re-embedded {report.memories} memories and {report.entities} entities: "
             f"{report.source} → {report.target} (the embedder saved in config.toml)"
         )
+        if report.resumed:
+            text += f"; {report.resumed} memories' vectors kept from the interrupted run"
     ctx.emit(report.__dict__, text)
     return 0

@@ -3,8 +3,11 @@
 The new store is built beside the old one; only when it is complete and flushed are the
 folders swapped (two renames), and only then are `embedder.kind` and `embedder.model`
 saved in config.toml.
-A crash before the swap leaves the old store untouched and a leftover folder that the
-next run removes.
+A crash or Ctrl-C before the swap leaves the old store untouched and the new one half
+built: the next run to the same embedder resumes it, keeping every vector already made
+for a memory whose text has not changed since (at 100k memories the embedding is most
+of an hour for a large model), and brings the rest up to date with the old store. A
+half-built store for another embedder is removed.
 
 With the embedder the store already has, it is a rebuild: the vectors are copied, not
 computed again, and everything the index derives is made anew — lexical vectors with
@@ -39,6 +42,8 @@ class ReembedReport:
     target: str
     memories: int
     entities: int
+    resumed: int = 0
+    """Memories whose new vectors an interrupted run had already made."""
 
 
 def _building(live: Path) -> Path:
@@ -83,8 +88,6 @@ def reembed(settings: Settings, to: str, progress: Progress | None = None) -> Re
     if not live.exists():
         raise StoreError(f"no store at {live}; nothing to re-embed")
     building, retired = _building(live), _retired(live)
-    if building.exists():
-        shutil.rmtree(building)
     wanted = target_config(settings, to)
     embedder = make_embedder(wanted, settings.models_path)
     source = open_store(
@@ -92,9 +95,10 @@ def reembed(settings: Settings, to: str, progress: Progress | None = None) -> Re
     )
     try:
         source_name = source.meta.embedder
-        target = open_store(settings.store, building, embedder.name, embedder.dimension)
+        # Opened after the source, whose lock keeps a second re-embed away from it.
+        target = _open_building(settings, building, embedder)
         try:
-            memories, entities = _copy(source, target, embedder, progress)
+            copied = _copy(source, target, embedder, progress)
             NeighbourIndex(target, settings.context).rebuild()
         finally:
             target.close()
@@ -106,50 +110,91 @@ def reembed(settings: Settings, to: str, progress: Progress | None = None) -> Re
     save_setting(settings.home, "embedder.kind", wanted.kind)
     if wanted.kind == "onnx":
         save_setting(settings.home, "embedder.model", wanted.model)
-    return ReembedReport(
-        source=source_name, target=embedder.name, memories=memories, entities=entities
-    )
+    return ReembedReport(source=source_name, target=embedder.name, **copied.__dict__)
 
 
-def _copy(
-    source: Store, target: Store, embedder: Embedder, progress: Progress | None
-) -> tuple[int, int]:
-    """Copy everything with new vectors; returns (memories, entities) copied."""
+@dataclass
+class _Copied:
+    memories: int = 0
+    entities: int = 0
+    resumed: int = 0
+
+
+def _open_building(settings: Settings, building: Path, embedder: Embedder) -> Store:
+    """The half-built store an interrupted run left for this embedder, or a new one."""
+    if building.exists():
+        try:
+            leftover = open_store(
+                settings.store, building, embedder.name, embedder.dimension, check_embedder=False
+            )
+        except Exception:  # damaged by whatever cut the run off: start again
+            shutil.rmtree(building)
+        else:
+            meta = leftover.meta
+            if (meta.embedder, meta.dimension) == (embedder.name, embedder.dimension):
+                return leftover
+            leftover.close()
+            shutil.rmtree(building)
+    return open_store(settings.store, building, embedder.name, embedder.dimension)
+
+
+def _copy(source: Store, target: Store, embedder: Embedder, progress: Progress | None) -> _Copied:
+    """Copy everything with new vectors, over whatever an interrupted run left in
+    `target`: its memories the source no longer has are deleted."""
     everything = MemoryFilter(current_only=False, statuses=None)
     total = source.count_memories(everything)
-    done = 0
+    copied = _Copied()
+    seen: set[str] = set()
     batch: list[Memory] = []
     for memory in source.iter_memories(everything):
         batch.append(memory)
         if len(batch) == BATCH:
-            done += _copy_batch(batch, source, target, embedder)
+            _copy_batch(batch, source, target, embedder, copied)
+            seen.update(m.id for m in batch)
             batch = []
             if progress:
-                progress(done, total)
-    done += _copy_batch(batch, source, target, embedder)
+                progress(copied.memories, total)
+    _copy_batch(batch, source, target, embedder, copied)
+    seen.update(m.id for m in batch)
     if progress:
-        progress(done, total)
+        progress(copied.memories, total)
+    gone = [m.id for m in target.iter_memories(everything) if m.id not in seen]
+    if gone:
+        target.delete_memories(gone)
     entities = source.all_entities()
     if entities:
         target.upsert_entities(entities, list(embedder.embed([e.name for e in entities])))
     relations = source.all_relations()
     if relations:
         target.upsert_relations(relations)
+    # Entries keep their ids, so a resumed run rewrites the ones it copied before, in
+    # the same order.
     for entry in reversed(source.journal(limit=1_000_000)):
         target.append_journal(entry)
-    return done, len(entities)
+    copied.entities = len(entities)
+    return copied
 
 
-def _copy_batch(batch: list[Memory], source: Store, target: Store, embedder: Embedder) -> int:
+def _copy_batch(
+    batch: list[Memory], source: Store, target: Store, embedder: Embedder, copied: _Copied
+) -> None:
     """Memories with new vectors, or with their own when the embedder is the same (a
-    memory without a stored vector, which no write makes, is embedded)."""
+    memory without a stored vector, which no write makes, is embedded). A vector an
+    interrupted run made is kept while the memory's text is unchanged; the memory itself
+    is always written again, as the source has it now."""
     if not batch:
-        return 0
+        return
+    ids = [m.id for m in batch]
     same = source.meta.embedder == embedder.name
-    kept: dict[str, Vector] = dict(source.get_vectors([m.id for m in batch])) if same else {}
+    kept: dict[str, Vector] = dict(source.get_vectors(ids)) if same else {}
+    if not same:
+        content = {m.id: m.content for m in batch}
+        done = [m.id for m in target.get_memories(ids) if content[m.id] == m.content]
+        kept.update(target.get_vectors(done))
+        copied.resumed += len(kept)
     missing = [m for m in batch if m.id not in kept]
     if missing:
         fresh = embedder.embed([m.content for m in missing])
         kept.update((m.id, row) for m, row in zip(missing, fresh, strict=True))
     target.upsert_memories(batch, [kept[m.id] for m in batch])
-    return len(batch)
+    copied.memories += len(batch)

@@ -14,6 +14,8 @@ from tests.embed.tiny_models import write_tiny_model
 
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
+    """The models folder is the suite's shared one (the default model is made once), so
+    each test adds its model under a name no other test uses."""
     return Cli(tmp_path / "home", embedder=None)
 
 
@@ -40,13 +42,13 @@ def test_add_list_and_remove(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_a_bad_folder_is_one_line_and_adds_nothing(cli: Cli, tmp_path: Path) -> None:
-    folder = write_tiny_model(tmp_path / "tiny", "bert")
+    folder = write_tiny_model(tmp_path / "tiny-no-tokenizer", "bert")
     (folder / "tokenizer.json").unlink()
     result = cli("model", "add", str(folder))
     assert result.code == 1
     assert result.err.strip().count("\n") == 0
     assert "tokenizer.json is missing" in result.err and "Traceback" not in result.err
-    assert "tiny" not in cli("model", "list").out
+    assert "tiny-no-tokenizer" not in cli("model", "list").out
 
 
 def test_reembed_moves_the_store_and_recall_refuses_to_mix(cli: Cli, tmp_path: Path) -> None:
