@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -51,6 +52,26 @@ def test_small_batches_keep_order_and_vectors(onnx_embedder: OnnxEmbedder) -> No
     small_batches = OnnxEmbedder(onnx_embedder.model, batch_size=2).embed(texts)
     np.testing.assert_allclose(small_batches, onnx_embedder.embed(texts), atol=1e-5)
     np.testing.assert_allclose(small_batches[5], onnx_embedder.embed_query(texts[5]), atol=1e-5)
+
+
+def test_many_texts_run_side_by_side_and_get_the_vectors_they_get_alone(
+    onnx_embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import embeds one text per run on every core at once (a second, one-thread
+    session): each row is still that text's own vector, in input order; the second
+    session is let go once bulk work stops."""
+    monkeypatch.setattr("cortex_tui.embed.onnx._SINGLE_THREADED_IDLE_S", 0.05)
+    embedder = OnnxEmbedder(onnx_embedder.model, threads=2)
+    texts = [f"{'quite ' * (i * 5 % 13)}a note about service {i}" for i in range(40)]
+    together = embedder.embed(texts)
+    assert embedder._single_threaded is not None  # white box: the memory it holds
+    alone = np.stack([embedder.embed_query(text) for text in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-6)
+    deadline = time.monotonic() + 5
+    while embedder._single_threaded is not None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert embedder._single_threaded is None
+    np.testing.assert_allclose(embedder.embed(texts[::-1])[::-1], together, atol=1e-6)
 
 
 def test_truncates_at_256_tokens_not_128(onnx_embedder: OnnxEmbedder) -> None:
