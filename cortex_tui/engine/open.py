@@ -12,7 +12,7 @@ from cortex_tui.embed.factory import Loadable, make_embedder
 from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.embed.query_cache import QueryCache
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.reembed import recover_interrupted
+from cortex_tui.engine.reembed_sites import recover_interrupted
 from cortex_tui.errors import EmbedderMismatchError
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.store.factory import open_store

@@ -1,8 +1,8 @@
 """Re-embedding a store with another embedder, without ever holding a half-converted store.
 
-The new store is built beside the old one; only when it is complete and flushed are the
-folders swapped (two renames), and only then are `embedder.kind` and `embedder.model`
-saved in config.toml.
+The new store is built beside the old one (`reembed_sites.py`: a folder beside the
+embedded store, collections beside a server's); only when it is complete is it swapped
+in, and only then are `embedder.kind` and `embedder.model` saved in config.toml.
 A crash or Ctrl-C before the swap leaves the old store untouched and the new one half
 built: the next run to the same embedder resumes it, keeping every vector already made
 for a memory whose text has not changed since (at 100k memories the embedding is most
@@ -17,20 +17,17 @@ slot a store made before neighbour context lacks.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import get_args
 
 from cortex_tui.config import EmbedderConfig, EmbedderKind, Settings, save_setting
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.neighbours import NeighbourIndex
-from cortex_tui.errors import StoreError
+from cortex_tui.engine.reembed_sites import site_of
 from cortex_tui.models import Memory
 from cortex_tui.store.base import MemoryFilter, Store, Vector
-from cortex_tui.store.factory import open_store
 
 BATCH = 128
 Progress = Callable[[int, int], None]
@@ -46,30 +43,6 @@ class ReembedReport:
     """Memories whose new vectors an interrupted run had already made."""
 
 
-def _building(live: Path) -> Path:
-    return live.with_name(live.name + ".reembed")
-
-
-def _retired(live: Path) -> Path:
-    return live.with_name(live.name + ".old")
-
-
-def recover_interrupted(live: Path) -> None:
-    """Finish or undo a re-embed cut off between its two renames.
-
-    Old store moved aside but the new one not moved in: put the old one back (the new
-    one may be incomplete). Both renames done but the old folder not yet removed: remove
-    it.
-    """
-    retired = _retired(live)
-    if not retired.exists():
-        return
-    if live.exists():
-        shutil.rmtree(retired)
-    else:
-        retired.rename(live)
-
-
 def target_config(settings: Settings, to: str) -> EmbedderConfig:
     """`to` names a kind (keeping the configured model) or an ONNX model."""
     if to in get_args(EmbedderKind):
@@ -78,35 +51,24 @@ def target_config(settings: Settings, to: str) -> EmbedderConfig:
 
 
 def reembed(settings: Settings, to: str, progress: Progress | None = None) -> ReembedReport:
-    if settings.store.qdrant_url:
-        raise StoreError(
-            "reembed works on the embedded store; for a Qdrant server, export, point "
-            "CORTEX_STORE__COLLECTION_PREFIX at a new prefix, set the embedder and import"
-        )
-    live = settings.store_path
-    recover_interrupted(live)
-    if not live.exists():
-        raise StoreError(f"no store at {live}; nothing to re-embed")
-    building, retired = _building(live), _retired(live)
     wanted = target_config(settings, to)
     embedder = make_embedder(wanted, settings.models_path)
-    source = open_store(
-        settings.store, live, embedder.name, embedder.dimension, check_embedder=False
-    )
+    site = site_of(settings)
+    source = site.open_live(embedder)
     try:
         source_name = source.meta.embedder
-        # Opened after the source, whose lock keeps a second re-embed away from it.
-        target = _open_building(settings, building, embedder)
-        try:
-            copied = _copy(source, target, embedder, progress)
-            NeighbourIndex(target, settings.context).rebuild()
-        finally:
-            target.close()
-    finally:
+        target = site.open_building(source, embedder)
+    except BaseException:
         source.close()
-    live.rename(retired)
-    building.rename(live)
-    shutil.rmtree(retired)
+        raise
+    try:
+        copied = _copy(source, target, embedder, progress)
+        NeighbourIndex(target, settings.context).rebuild()
+    except BaseException:
+        target.close()
+        source.close()
+        raise
+    site.switch(source, target)
     save_setting(settings.home, "embedder.kind", wanted.kind)
     if wanted.kind == "onnx":
         save_setting(settings.home, "embedder.model", wanted.model)
@@ -118,24 +80,6 @@ class _Copied:
     memories: int = 0
     entities: int = 0
     resumed: int = 0
-
-
-def _open_building(settings: Settings, building: Path, embedder: Embedder) -> Store:
-    """The half-built store an interrupted run left for this embedder, or a new one."""
-    if building.exists():
-        try:
-            leftover = open_store(
-                settings.store, building, embedder.name, embedder.dimension, check_embedder=False
-            )
-        except Exception:  # damaged by whatever cut the run off: start again
-            shutil.rmtree(building)
-        else:
-            meta = leftover.meta
-            if (meta.embedder, meta.dimension) == (embedder.name, embedder.dimension):
-                return leftover
-            leftover.close()
-            shutil.rmtree(building)
-    return open_store(settings.store, building, embedder.name, embedder.dimension)
 
 
 def _copy(source: Store, target: Store, embedder: Embedder, progress: Progress | None) -> _Copied:

@@ -90,6 +90,9 @@ class StoreMeta(BaseModel):
     lexical_version: int = 1
     """The tokenizer version its lexical vectors were encoded with (1: before it was
     recorded)."""
+    generation: str | None = None
+    """Qdrant server only: the collections hold `{prefix}_{generation}_*` once a re-embed
+    has switched the store to the ones it built (None: `{prefix}_*`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,11 @@ A meta *collection* rather than Qdrant's collection metadata works on every serv
 version and in `:memory:` mode alike, and is written last, so a half-created store is
 recognised and completed on the next open.
 
+A re-embed builds the store anew in `{prefix}_{slot}_*` beside the live collections and
+switches to them with one write of `{prefix}_meta` (its `generation`), which every
+client reads on open: Qdrant cannot rename a collection, and an alias cannot take the
+name of the collection it would replace, so the meta is the pointer.
+
 No lock: the server arbitrates concurrent clients. The journal's sequence number is read
 then written, so two clients appending at the same instant may share a number (their
 order is then arbitrary); curation happens in the one local service, so this is accepted.
@@ -123,12 +128,14 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
     """A store in Qdrant collections named `{prefix}_*`."""
 
     def __init__(self, client: QdrantClient, location: str, prefix: str, meta: StoreMeta) -> None:
-        memories = client.get_collection(f"{prefix}_{Collection.MEMORIES.value}")
+        data = data_prefix(prefix, meta)
+        memories = client.get_collection(f"{data}_{Collection.MEMORIES.value}")
         vectors = memories.config.params.vectors
         context = isinstance(vectors, dict) and CONTEXT in vectors
         super().__init__(meta, location, ClientConditions(), context=context)
         self._client = client
-        self._prefix = prefix
+        self._meta_prefix = prefix
+        self._prefix = data
 
     @classmethod
     def open(
@@ -162,7 +169,9 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
                     lexical_version=LEXICAL_VERSION,
                 )
             for coll in Collection:
-                _ensure_collection(client, f"{prefix}_{coll.value}", coll, meta.dimension)
+                _ensure_collection(
+                    client, f"{data_prefix(prefix, meta)}_{coll.value}", coll, meta.dimension
+                )
             if fresh:
                 _write_meta(client, prefix, meta)
             store = cls(client, url_or_memory, prefix, meta)
@@ -289,7 +298,35 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         server's WAL makes them durable."""
 
     def _save_meta(self, meta: StoreMeta) -> None:
-        _write_meta(self._client, self._prefix, meta)
+        _write_meta(self._client, self._meta_prefix, meta)
+
+    # --- re-embedding -----------------------------------------------------------------
+
+    @property
+    def prefix(self) -> str:
+        """The configured prefix: the name of the store on its server."""
+        return self._meta_prefix
+
+    def switch_to(self, built: QdrantServerStore) -> None:
+        """Make the store `built` (opened under `{prefix}_{slot}`) this store's data: one
+        write of this store's meta, then the collections it used before are dropped.
+        Clients that open the store from then on read the new ones."""
+        slot = built.prefix.removeprefix(f"{self._meta_prefix}_")
+        if built.prefix != f"{self._meta_prefix}_{slot}" or "_" in slot:
+            raise StoreError(f"{built.prefix} is not a slot of the store {self._meta_prefix}")
+        previous = self._prefix
+        self._meta = built.meta.model_copy(update={"generation": slot})
+        self._save_meta(self._meta)
+        self._prefix = data_prefix(self._meta_prefix, self._meta)
+        self._client.delete_collection(f"{built.prefix}_meta")
+        _drop_data(self._client, previous)
+
+    def drop(self) -> None:
+        """Delete every collection of this store (a half-built re-embed's leftovers), then
+        close it."""
+        _drop_data(self._client, self._prefix)
+        self._client.delete_collection(f"{self._meta_prefix}_meta")
+        self.close()
 
     # --- maintenance ------------------------------------------------------------------
 
@@ -342,6 +379,16 @@ def _ensure_collection(client: QdrantClient, name: str, coll: Collection, dimens
         for field, schema in _indexes(coll).items():
             if field not in indexed:
                 client.create_payload_index(name, field, schema)
+
+
+def data_prefix(prefix: str, meta: StoreMeta) -> str:
+    """Where a store's collections are: `{prefix}_*`, or the generation a re-embed built."""
+    return prefix if meta.generation is None else f"{prefix}_{meta.generation}"
+
+
+def _drop_data(client: QdrantClient, data: str) -> None:
+    for coll in Collection:
+        client.delete_collection(f"{data}_{coll.value}")
 
 
 def _read_meta(client: QdrantClient, prefix: str) -> StoreMeta | None:

@@ -1,13 +1,20 @@
 """An interrupted re-embed leaves the old store as it was, and the next run resumes: it
 keeps the vectors already made for memories whose text has not changed, and brings the
-rest up to date with what the old store holds now."""
+rest up to date with what the old store holds now. On the embedded store and on a Qdrant
+server: a real one when CORTEX_QDRANT_URL names it, else qdrant-client's in-process
+engine, one instance shared by every open (a `:memory:` client is otherwise new and
+empty each time)."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from qdrant_client import QdrantClient
 
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, load_settings
@@ -16,17 +23,45 @@ from cortex_tui.engine.open import open_engine
 from cortex_tui.engine.reembed import BATCH, reembed
 from cortex_tui.models import MemoryDraft
 from cortex_tui.store.base import MemoryFilter
-from cortex_tui.store.edge import EdgeStore
 from tests.conftest import NOW
+from tests.store.helpers import SERVER_API_KEY, SERVER_URL
 
 EVERYTHING = MemoryFilter(current_only=False, statuses=None)
 
 
-def _settings(home: Path, dimension: int) -> Settings:
-    settings = load_settings(home)
-    settings.embedder.kind = "hashing"
-    settings.embedder.hashing_dimension = dimension
-    return settings
+class SharedClient(QdrantClient):
+    """The in-process engine, kept alive across the stores that open and close it."""
+
+    def close(self, **kwargs: Any) -> None:
+        pass
+
+
+@pytest.fixture(params=["embedded", "server"])
+def configure(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Settings for the home at a dimension of the hashing embedder, on the backend."""
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    client: QdrantClient | None = None
+    if request.param == "server" and not SERVER_URL:
+        client = SharedClient(location=":memory:")
+        monkeypatch.setattr("cortex_tui.store.qdrant_server.QdrantClient", lambda **_: client)
+
+    def settings_for(home: Path, dimension: int) -> Settings:
+        settings = load_settings(home)
+        settings.embedder.kind = "hashing"
+        settings.embedder.hashing_dimension = dimension
+        if request.param == "server":
+            settings.store.qdrant_url = SERVER_URL or ":memory:"
+            settings.store.qdrant_api_key = SERVER_API_KEY
+            settings.store.collection_prefix = prefix
+        return settings
+
+    settings_for.backend = request.param  # type: ignore[attr-defined]
+    yield settings_for
+    if request.param == "server":
+        admin = client or QdrantClient(url=SERVER_URL, api_key=SERVER_API_KEY)
+        for collection in admin.get_collections().collections:
+            if collection.name.startswith(prefix):
+                admin.delete_collection(collection.name)
 
 
 def _stop_after_the_first_batch(done: int, total: int) -> None:
@@ -34,9 +69,26 @@ def _stop_after_the_first_batch(done: int, total: int) -> None:
         raise KeyboardInterrupt
 
 
-def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path) -> None:
+def _memory_ids(settings: Settings, store_path: Path | None = None) -> list[str]:
+    engine = open_engine(settings, clock=frozen_clock(NOW), store_path=store_path)
+    try:
+        return sorted(m.id for m in engine.store.iter_memories(EVERYTHING))
+    finally:
+        engine.close()
+
+
+def _half_built_ids(settings: Settings, backend: str) -> list[str]:
+    """What the interrupted run built (white box: where it builds)."""
+    if backend == "embedded":
+        return _memory_ids(settings, settings.store_path.with_name("store.reembed"))
+    half = settings.model_copy(deep=True)
+    half.store.collection_prefix = f"{settings.store.collection_prefix}_reembed-a"
+    return _memory_ids(half)
+
+
+def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path, configure: Any) -> None:
     home = tmp_path / "home"
-    old, new = _settings(home, 384), _settings(home, 64)
+    old, new = configure(home, 384), configure(home, 64)
     engine = open_engine(old, clock=frozen_clock(NOW))
     drafts = [MemoryDraft(content=f"release note {i}: service {i % 7} moved") for i in range(300)]
     engine.insert([engine.materialise(d) for d in drafts])
@@ -45,11 +97,7 @@ def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path) -> Non
     with pytest.raises(KeyboardInterrupt):
         reembed(new, "hashing", _stop_after_the_first_batch)
 
-    half_built = EdgeStore.open(
-        old.store_path.with_name("store.reembed"), "any", 64, check_embedder=False
-    )
-    done = sorted(m.id for m in half_built.iter_memories(EVERYTHING))
-    half_built.close()
+    done = _half_built_ids(new, configure.backend)
     assert len(done) == BATCH
 
     # The old store is untouched and in use while the new one waits half built.
@@ -83,14 +131,41 @@ def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path) -> Non
         engine.close()
 
 
-def test_a_half_built_store_for_another_embedder_is_started_again(tmp_path: Path) -> None:
+def test_a_half_built_store_for_another_embedder_is_started_again(
+    tmp_path: Path, configure: Any
+) -> None:
     home = tmp_path / "home"
-    engine = open_engine(_settings(home, 384), clock=frozen_clock(NOW))
+    engine = open_engine(configure(home, 384), clock=frozen_clock(NOW))
     engine.insert([engine.materialise(MemoryDraft(content=f"fact {i}")) for i in range(200)])
     engine.close()
     with pytest.raises(KeyboardInterrupt):
-        reembed(_settings(home, 64), "hashing", _stop_after_the_first_batch)
+        reembed(configure(home, 64), "hashing", _stop_after_the_first_batch)
 
-    report = reembed(_settings(home, 32), "hashing")
+    report = reembed(configure(home, 32), "hashing")
     assert (report.memories, report.resumed, report.target) == (200, 0, "hashing:v1:32")
-    assert not (home / "store.reembed").exists()
+    assert len(_memory_ids(configure(home, 32))) == 200
+    if configure.backend == "embedded":
+        assert not (home / "store.reembed").exists()
+
+
+@pytest.mark.parametrize("configure", ["server"], indirect=True)
+def test_a_server_store_moves_between_generations_and_drops_the_old_one(
+    tmp_path: Path, configure: Any
+) -> None:
+    home = tmp_path / "home"
+    engine = open_engine(configure(home, 384), clock=frozen_clock(NOW))
+    engine.insert([engine.materialise(MemoryDraft(content=f"fact {i}")) for i in range(20)])
+    prefix = engine.store.prefix  # type: ignore[attr-defined]
+    admin = engine.store._client  # type: ignore[attr-defined]  # white box: the collections
+    engine.close()
+
+    def collections() -> set[str]:
+        return {c.name for c in admin.get_collections().collections if c.name.startswith(prefix)}
+
+    before = collections()
+    assert f"{prefix}_memories" in before and f"{prefix}_meta" in before
+    reembed(configure(home, 64), "hashing")
+    assert {name.replace("_reembed-a", "") for name in collections()} == before
+    reembed(configure(home, 32), "hashing")
+    assert {name.replace("_reembed-b", "") for name in collections()} == before
+    assert len(_memory_ids(configure(home, 32))) == 20

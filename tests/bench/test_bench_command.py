@@ -1,0 +1,26 @@
+"""`cortex-tui bench` as a user runs it, on small sizes: every row it reports is there and
+measured (the figures themselves go to README, never into assertions)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import Cli
+
+
+def test_bench_reports_query_embedding_ingest_and_recall_per_size(cli: Cli) -> None:
+    run = cli(
+        "bench", "--json", "--sizes", "300", "--queries", "5", "--hook-runs", "0",
+        "--import-count", "40", "--embedder", "onnx",
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    report = json.loads(run.out)
+    assert report["embedder"].startswith("onnx:all-MiniLM-L6-v2@int8:")
+    assert report["query_embedding"]["p50_ms"] > 0
+    imported = report["import"]
+    assert imported["memories"] == 40 and imported["per_second"] > 0
+    assert imported["embedding_texts_per_second"] > 0
+    (store,) = report["stores"]
+    assert store["memories"] == 300
+    assert store["as_written"]["recall"]["p50_ms"] > 0
+    assert store["after_optimize"]["recall"]["p50_ms"] > 0
