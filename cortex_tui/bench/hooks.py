@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.bench.timing import Timing
+from cortex_tui.config import load_settings
 from cortex_tui.engine import service_link
 
 
@@ -27,7 +28,10 @@ def served_home(
     seed_store: Callable[[Path], None], embedder_kind: str
 ) -> Iterator[tuple[Path, dict[str, str], float]]:
     """A seeded store in a temporary home with its service running: the home, the
-    environment a process started for it needs, and the service's cold start in seconds."""
+    environment a process started for it needs, and the service's cold start in seconds.
+    The home uses this process's models folder: a cold start loads the model, as a
+    user's does, rather than making it for a new home."""
+    models = load_settings().models_path
     with tempfile.TemporaryDirectory(prefix="cortex-bench-served-") as tmp:
         home = Path(tmp)
         seed_store(home)
@@ -35,6 +39,7 @@ def served_home(
             **os.environ,
             "CORTEX_HOME": str(home),
             "CORTEX_EMBEDDER__KIND": embedder_kind,
+            "CORTEX_EMBEDDER__MODELS_DIR": str(models),
             "CORTEX_DAEMON": "1",
         }
         previous = dict(os.environ)

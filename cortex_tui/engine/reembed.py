@@ -102,21 +102,38 @@ def _copy(source: Store, target: Store, embedder: Embedder, progress: Progress |
     seen.update(m.id for m in batch)
     if progress:
         progress(copied.memories, total)
-    gone = [m.id for m in target.iter_memories(everything) if m.id not in seen]
-    if gone:
-        target.delete_memories(gone)
+    _drop_others(seen, [m.id for m in target.iter_memories(everything)], target.delete_memories)
     entities = source.all_entities()
     if entities:
         target.upsert_entities(entities, list(embedder.embed([e.name for e in entities])))
+    _drop_others(
+        {e.id for e in entities}, [e.id for e in target.all_entities()], target.delete_entities
+    )
     relations = source.all_relations()
     if relations:
         target.upsert_relations(relations)
+    _drop_others(
+        {r.id for r in relations}, [r.id for r in target.all_relations()], target.delete_relations
+    )
     # Entries keep their ids, so a resumed run rewrites the ones it copied before, in
     # the same order.
-    for entry in reversed(source.journal(limit=1_000_000)):
+    entries = source.journal(limit=1_000_000)
+    for entry in reversed(entries):
         target.append_journal(entry)
+    _drop_others(
+        {e.id for e in entries},
+        [e.id for e in target.journal(limit=1_000_000)],
+        target.delete_journal,
+    )
     copied.entities = len(entities)
     return copied
+
+
+def _drop_others(kept: set[str], present: list[str], delete: Callable[[list[str]], None]) -> None:
+    """Delete what an interrupted run copied that the source no longer has."""
+    others = [item for item in present if item not in kept]
+    if others:
+        delete(others)
 
 
 def _copy_batch(

@@ -19,9 +19,10 @@ from qdrant_client import QdrantClient
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, load_settings
 from cortex_tui.embed.hashing import HashingEmbedder
+from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.engine.reembed import BATCH, reembed
-from cortex_tui.models import MemoryDraft
+from cortex_tui.models import Entity, MemoryDraft
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import NOW
 from tests.store.helpers import SERVER_API_KEY, SERVER_URL
@@ -55,10 +56,14 @@ def configure(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
             settings.store.collection_prefix = prefix
         return settings
 
-    settings_for.backend = request.param  # type: ignore[attr-defined]
-    yield settings_for
+    admin = None
     if request.param == "server":
         admin = client or QdrantClient(url=SERVER_URL, api_key=SERVER_API_KEY)
+    settings_for.backend = request.param  # type: ignore[attr-defined]
+    settings_for.admin = admin  # type: ignore[attr-defined]
+    settings_for.prefix = prefix  # type: ignore[attr-defined]
+    yield settings_for
+    if admin is not None:
         for collection in admin.get_collections().collections:
             if collection.name.startswith(prefix):
                 admin.delete_collection(collection.name)
@@ -77,13 +82,14 @@ def _memory_ids(settings: Settings, store_path: Path | None = None) -> list[str]
         engine.close()
 
 
-def _half_built_ids(settings: Settings, backend: str) -> list[str]:
+def _open_half_built(settings: Settings, backend: str) -> LocalEngine:
     """What the interrupted run built (white box: where it builds)."""
     if backend == "embedded":
-        return _memory_ids(settings, settings.store_path.with_name("store.reembed"))
+        path = settings.store_path.with_name("store.reembed")
+        return open_engine(settings, clock=frozen_clock(NOW), store_path=path)
     half = settings.model_copy(deep=True)
     half.store.collection_prefix = f"{settings.store.collection_prefix}_reembed-a"
-    return _memory_ids(half)
+    return open_engine(half, clock=frozen_clock(NOW))
 
 
 def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path, configure: Any) -> None:
@@ -97,7 +103,12 @@ def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path, config
     with pytest.raises(KeyboardInterrupt):
         reembed(new, "hashing", _stop_after_the_first_batch)
 
-    done = _half_built_ids(new, configure.backend)
+    half_built = _open_half_built(new, configure.backend)
+    done = sorted(m.id for m in half_built.store.iter_memories(EVERYTHING))
+    # As if it had been cut off later, copying an entity the old store then deleted.
+    stale = Entity(name="Stale", created_at=NOW)
+    half_built.store.upsert_entities([stale], [HashingEmbedder(64).embed(["Stale"])[0]])
+    half_built.close()
     assert len(done) == BATCH
 
     # The old store is untouched and in use while the new one waits half built.
@@ -121,6 +132,7 @@ def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path, config
         assert len(memories) == 300 and done[1] not in memories
         assert memories[done[0]].content == "release note: rewritten"
         assert added.memory.id in memories
+        assert engine.store.get_entities([stale.id]) == []
         vectors = engine.store.get_vectors(list(memories))
         model = HashingEmbedder(64)
         for memory_id, memory in memories.items():
@@ -131,13 +143,17 @@ def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path, config
         engine.close()
 
 
+def _facts(settings: Settings, count: int) -> None:
+    engine = open_engine(settings, clock=frozen_clock(NOW))
+    engine.insert([engine.materialise(MemoryDraft(content=f"fact {i}")) for i in range(count)])
+    engine.close()
+
+
 def test_a_half_built_store_for_another_embedder_is_started_again(
     tmp_path: Path, configure: Any
 ) -> None:
     home = tmp_path / "home"
-    engine = open_engine(configure(home, 384), clock=frozen_clock(NOW))
-    engine.insert([engine.materialise(MemoryDraft(content=f"fact {i}")) for i in range(200)])
-    engine.close()
+    _facts(configure(home, 384), 200)
     with pytest.raises(KeyboardInterrupt):
         reembed(configure(home, 64), "hashing", _stop_after_the_first_batch)
 
@@ -153,11 +169,8 @@ def test_a_server_store_moves_between_generations_and_drops_the_old_one(
     tmp_path: Path, configure: Any
 ) -> None:
     home = tmp_path / "home"
-    engine = open_engine(configure(home, 384), clock=frozen_clock(NOW))
-    engine.insert([engine.materialise(MemoryDraft(content=f"fact {i}")) for i in range(20)])
-    prefix = engine.store.prefix  # type: ignore[attr-defined]
-    admin = engine.store._client  # type: ignore[attr-defined]  # white box: the collections
-    engine.close()
+    _facts(configure(home, 384), 20)
+    prefix, admin = configure.prefix, configure.admin
 
     def collections() -> set[str]:
         return {c.name for c in admin.get_collections().collections if c.name.startswith(prefix)}
