@@ -32,3 +32,26 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> Matrix:
         """Shape (dimension,): one query vector."""
         ...
+
+
+class EmbedderInFront:
+    """An embedder that stands in front of another and passes everything through: the
+    base of wrappers that add one thing (a query cache, timing) and keep the inner
+    embedder's identity, so stores see no difference."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def dimension(self) -> int:
+        return self._inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        return self._inner.embed(texts)
+
+    def embed_query(self, text: str) -> Matrix:
+        return self._inner.embed_query(text)

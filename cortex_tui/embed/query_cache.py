@@ -11,39 +11,27 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
 
-from cortex_tui.embed.base import Embedder, Matrix
+from cortex_tui.embed.base import Embedder, EmbedderInFront, Matrix
 from cortex_tui.embed.factory import Loadable
 
 CAPACITY = 2048
 """Query vectors kept: 3 MB at 384 dimensions, 6 MB at 768."""
 
 
-class QueryCache:
+class QueryCache(EmbedderInFront):
     """An `Embedder` that embeds each distinct query once (least recently used first out);
     documents pass straight through."""
 
     def __init__(self, inner: Embedder, capacity: int = CAPACITY) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._capacity = capacity
         self._vectors: OrderedDict[str, Matrix] = OrderedDict()
         self._lock = threading.Lock()
 
-    @property
-    def name(self) -> str:
-        return self._inner.name
-
-    @property
-    def dimension(self) -> int:
-        return self._inner.dimension
-
     def load(self) -> None:
         if isinstance(self._inner, Loadable):
             self._inner.load()
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        return self._inner.embed(texts)
 
     def embed_query(self, text: str) -> Matrix:
         with self._lock:

@@ -10,22 +10,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from cortex_tui.embed.base import Embedder, Matrix
+from cortex_tui.embed.base import Embedder, EmbedderInFront, Matrix
 
 
-class MeasuredEmbedder:
+class MeasuredEmbedder(EmbedderInFront):
     def __init__(self, inner: Embedder) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._queries: dict[str, Matrix] = {}
         self.seconds = 0.0
-
-    @property
-    def name(self) -> str:
-        return self._inner.name
-
-    @property
-    def dimension(self) -> int:
-        return self._inner.dimension
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         started = time.perf_counter()
