@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 
-def dynamic_int8(fp32_model: bytes) -> bytes:
+def dynamic_int8(fp32_model: bytes, keep_fp32: Sequence[str] = ()) -> bytes:
+    """`keep_fp32`: names of MatMul nodes left unquantised (`bench/quantisation.py`
+    compares such mixes; the default model quantises them all)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with tempfile.TemporaryDirectory(prefix="cortex-quantise-") as tmp:
@@ -31,6 +34,7 @@ def dynamic_int8(fp32_model: bytes) -> bytes:
                 per_channel=True,
                 op_types_to_quantize=["MatMul"],
                 extra_options={"MatMulConstBOnly": True},
+                nodes_to_exclude=list(keep_fp32),
             )
         finally:
             logging.disable(previous)
