@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from cortex_tui.bench.corpus import synthetic_texts
-from cortex_tui.bench.timing import Timing
+from cortex_tui.bench.timing import time_query_embedding
 
 QUERIES = 200
 TEXTS = 2000
@@ -37,12 +37,7 @@ def measure(model: str) -> dict[str, Any]:
     started = time.perf_counter()
     embedder = make_embedder(config, settings.models_path)
     load_ms = (time.perf_counter() - started) * 1000
-    embedder.embed_query("warm up")
-    timing = Timing()
-    for query in synthetic_texts(QUERIES, seed=7):
-        t0 = time.perf_counter()
-        embedder.embed_query(query)
-        timing.samples.append(time.perf_counter() - t0)
+    query = time_query_embedding(embedder, synthetic_texts(QUERIES, seed=7))
     texts = synthetic_texts(TEXTS, seed=1)
     t0 = time.perf_counter()
     embedder.embed(texts)
@@ -53,7 +48,7 @@ def measure(model: str) -> dict[str, Any]:
         "embedder": embedder.name,
         "dimension": embedder.dimension,
         "load_ms": round(load_ms, 1),
-        "query": timing.summary(),
+        "query": query,
         "ingest_texts_per_s": round(ingest, 1),
         "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "size_mb": round(sum(f.stat().st_size for f in files) / 1e6, 1),

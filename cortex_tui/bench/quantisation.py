@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cortex_tui.bench.timing import Timing
+from cortex_tui.bench.timing import time_query_embedding
 from cortex_tui.embed.base import Matrix
 from cortex_tui.embed.catalogue import packaged_model
 from cortex_tui.embed.convert.quantise import dequantise_storage_int8, dynamic_int8
@@ -103,16 +103,11 @@ def _top10_agreement(reference: Matrix, candidate: Matrix) -> float:
 
 
 def _speed(model: OnnxEmbedder, queries: list[str], texts: list[str]) -> dict[str, float]:
-    model.embed_query("warm up")
-    timing = Timing()
-    for query in queries:
-        t0 = time.perf_counter()
-        model.embed_query(query)
-        timing.samples.append(time.perf_counter() - t0)
+    query = time_query_embedding(model, queries)
     t0 = time.perf_counter()
     model.embed(texts)
     return {
-        "query p50 ms": timing.summary()["p50_ms"],
+        "query p50 ms": query["p50_ms"],
         "texts/s": len(texts) / (time.perf_counter() - t0),
     }
 

@@ -25,7 +25,7 @@ import numpy as np
 from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import bench_hooks
 from cortex_tui.bench.mcp_calls import bench_mcp
-from cortex_tui.bench.timing import Timing
+from cortex_tui.bench.timing import Timing, time_query_embedding
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig, load_settings
 from cortex_tui.embed.base import Embedder
@@ -65,7 +65,7 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
     report: dict[str, Any] = {
         "embedder": embedder.name,
         "embedder_load_ms": round(load_seconds * 1000, 1),
-        "query_embedding": _time_query_embedding(embedder, queries),
+        "query_embedding": time_query_embedding(embedder, queries),
     }
     say(f"query embedding: {report['query_embedding']}")
     report["import"] = _time_import(settings, embedder, options.import_count)
@@ -103,16 +103,6 @@ def _seed_hook_store(
         engine.insert(memories, vectors=vectors.astype(np.float32))
     finally:
         engine.close()
-
-
-def _time_query_embedding(embedder: Embedder, queries: list[str]) -> dict[str, float]:
-    embedder.embed_query("warm up")
-    timing = Timing()
-    for query in queries:
-        t0 = time.perf_counter()
-        embedder.embed_query(query)
-        timing.samples.append(time.perf_counter() - t0)
-    return timing.summary()
 
 
 def _time_remember(settings: Settings, embedder: Embedder, count: int) -> dict[str, float]:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import statistics
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from cortex_tui.embed.base import Embedder
 
 
 @dataclass
@@ -18,3 +22,14 @@ class Timing:
             "p95_ms": round(p95 * 1000, 3),
             "runs": len(ordered),
         }
+
+
+def time_query_embedding(embedder: Embedder, queries: Sequence[str]) -> dict[str, float]:
+    """Each query embedded alone after one warm-up run, as recall embeds them."""
+    embedder.embed_query("warm up")
+    timing = Timing()
+    for query in queries:
+        t0 = time.perf_counter()
+        embedder.embed_query(query)
+        timing.samples.append(time.perf_counter() - t0)
+    return timing.summary()

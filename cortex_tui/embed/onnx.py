@@ -15,7 +15,6 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,6 +160,8 @@ class OnnxEmbedder:
         text is too small to share between threads (MiniLM int8 on 2 cores: 280–350
         texts/s with two threads in each run, 580–670 with two runs of one thread each),
         and each text still runs alone, so its vector is the same as from `embed_query`."""
+        from concurrent.futures import ThreadPoolExecutor  # bulk work only: not on the hook path
+
         tokenizer, _, wants_types = self._loaded_runtime()
         session = self._take_single_threaded_session()
 
