@@ -9,6 +9,9 @@ from typing import TextIO
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from cortex_tui.private import private_process
+
+    private_process()  # the data home is the user's alone: see private.py
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hook"] and args[1:2] in (["pre"], ["post"]):
         args = ["--hook", *args[1:]]

@@ -24,6 +24,7 @@ from pydantic_settings import (
 
 from cortex_tui.errors import ConfigError, InvalidInputError
 from cortex_tui.paths import default_home
+from cortex_tui.private import open_private, private_dir
 
 
 class _Section(BaseModel):
@@ -447,9 +448,9 @@ def save_setting(home: Path, dotted_key: str, value: Any) -> Path:
             raise ConfigError(f"{path}: {part} is not a table; fix the file by hand")
         node = child
     node[leaf] = value
-    home.mkdir(parents=True, exist_ok=True)
+    private_dir(home)
     tmp = path.with_suffix(".toml.tmp")
-    with tmp.open("wb") as handle:
+    with open_private(tmp, "wb") as handle:
         tomli_w.dump(data, handle)
         handle.flush()
         os.fsync(handle.fileno())

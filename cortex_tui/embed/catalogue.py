@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from cortex_tui.embed.onnx import PACKAGED_TOKENIZER, OnnxModel
 from cortex_tui.embed.pooling import Pooling
 from cortex_tui.errors import EmbedderError, InvalidInputError
+from cortex_tui.private import private_dir
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 PACKAGED_MODEL = "all-MiniLM-L6-v2-packaged"
@@ -192,7 +193,7 @@ def install(models_dir: Path, built: BuiltModel, *, replace: bool = False) -> Mo
             f"a model named {name} is already added; choose another --name, or pass "
             "--replace to convert it again"
         )
-    models_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(models_dir)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=models_dir))
     try:
         (staging / MODEL_FILE).write_bytes(built.model)

@@ -15,6 +15,7 @@ from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.reembed_sites import recover_interrupted
 from cortex_tui.errors import EmbedderMismatchError
 from cortex_tui.llm.base import LLMClient
+from cortex_tui.private import private_process, tighten
 from cortex_tui.store.factory import open_store
 
 
@@ -34,10 +35,17 @@ def open_engine(
     packaged MiniLM file, when the configured model is the default MiniLM, keeps that
     file (its vectors stay as they are) and its recalls say how to move on.
 
+    Whatever under the home (and the store) other users could read is made private
+    first (`private.tighten`).
+
     `cache_queries`: remember query vectors per text (`embed/query_cache.py`), for the
     service.
     """
     path = store_path or settings.store_path
+    private_process()  # Edge creates its files with the process umask
+    tighten(settings.home)  # a home an older version left readable by others
+    if not path.is_relative_to(settings.home):
+        tighten(path)
     recover_interrupted(path)
     chosen = embedder or make_embedder(settings.embedder, settings.models_path, lazy=True)
     notices: list[str] = []

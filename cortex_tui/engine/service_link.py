@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.private import open_private, private_dir
+
 SOCKET = "cortex.sock"
 START_LOCK = "service-start.lock"
 STARTING = "service-starting.pid"
@@ -111,7 +113,7 @@ def start(home: Path, *, wait: float) -> bool:
     deadline = time.monotonic() + wait
     if status(home) is not None:
         return True
-    home.mkdir(parents=True, exist_ok=True)
+    private_dir(home)
     started, process = _spawn_unless_starting(home, deadline)
     if not started:
         return False
@@ -129,7 +131,7 @@ def _spawn_unless_starting(
 ) -> tuple[bool, subprocess.Popen[bytes] | None]:
     """(False, None) when the start lock stayed busy past the deadline; else True and
     the process spawned here (None when another caller's start is under way)."""
-    with (home / START_LOCK).open("a") as lock:
+    with open_private(home / START_LOCK, "a") as lock:
         while True:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -142,7 +144,8 @@ def _spawn_unless_starting(
             if status(home) is not None or _start_under_way(home):
                 return True, None
             process = _spawn(home)
-            (home / STARTING).write_text(f"{process.pid} {time.time()}")
+            with open_private(home / STARTING, "w") as marker:
+                marker.write(f"{process.pid} {time.time()}")
             return True, process
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
@@ -168,8 +171,8 @@ def clear_start_marker(home: Path) -> None:
 
 def _spawn(home: Path) -> subprocess.Popen[bytes]:
     logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    with (logs / SERVICE_LOG).open("ab") as log:
+    private_dir(logs)
+    with open_private(logs / SERVICE_LOG, "ab") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "cortex_tui", "serve", "--home", str(home)],
             stdin=subprocess.DEVNULL,
@@ -198,7 +201,7 @@ def stop(home: Path, *, wait: float = 30.0) -> bool:
 def _exited(home: Path) -> bool:
     """The service holds `service.lock` until its store is closed: free lock, gone service."""
     try:
-        with (home / SERVICE_LOCK).open("a") as handle:
+        with open_private(home / SERVICE_LOCK, "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             fcntl.flock(handle, fcntl.LOCK_UN)
     except BlockingIOError:

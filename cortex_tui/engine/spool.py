@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.private import open_private, private_dir
 from cortex_tui.untrusted.text import clean_json_loads
 
 ENTRIES = "turns.jsonl"
@@ -50,8 +51,8 @@ class Spool:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with (self.folder / ".lock").open("a") as handle:
+        private_dir(self.folder)
+        with open_private(self.folder / ".lock", "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield
@@ -138,8 +139,8 @@ class Spool:
         """Append `bad` to quarantine/<name> first, then rewrite the file with `kept`: a
         crash in between leaves a line in both places, never in neither."""
         folder = self.folder / QUARANTINE
-        folder.mkdir(parents=True, exist_ok=True)
-        with (folder / name).open("ab") as handle:
+        private_dir(folder)
+        with open_private(folder / name, "ab") as handle:
             handle.write(b"".join(line + b"\n" for line in bad))
             handle.flush()
             os.fsync(handle.fileno())
@@ -198,7 +199,7 @@ def _is_progress(record: Record) -> bool:
 
 def _append_line(path: Path, line: str) -> None:
     """Append `line` on a line of its own, even after a tail a crash left unfinished."""
-    with path.open("a+b") as handle:
+    with open_private(path, "a+b") as handle:
         if handle.seek(0, os.SEEK_END) > 0:
             handle.seek(-1, os.SEEK_END)
             if handle.read(1) != b"\n":
@@ -210,7 +211,7 @@ def _append_line(path: Path, line: str) -> None:
 
 def _replace_lines(path: Path, lines: list[bytes]) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as handle:
+    with open_private(tmp, "wb") as handle:
         handle.write(b"".join(line + b"\n" for line in lines))
         handle.flush()
         os.fsync(handle.fileno())
@@ -230,10 +231,10 @@ class Offsets:
             return 0
 
     def set(self, session: str, offset: int) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_dir(self.folder)
         target = self.folder / f"{session}.json"
         tmp = target.with_suffix(".tmp")
-        with tmp.open("w") as handle:
+        with open_private(tmp, "w") as handle:
             json.dump({"offset": offset}, handle)
             handle.flush()
             os.fsync(handle.fileno())

@@ -6,6 +6,8 @@ import logging
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
+from cortex_tui.private import private_dir
+
 LOGGER = "cortex_tui.hooks"
 
 
@@ -14,7 +16,7 @@ def hook_logger(home: Path) -> logging.Logger:
     if not log.handlers:
         try:
             folder = home / "logs"
-            folder.mkdir(parents=True, exist_ok=True)
+            private_dir(folder)
             handler: logging.Handler = RotatingFileHandler(
                 folder / "hooks.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8"
             )

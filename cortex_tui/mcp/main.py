@@ -27,6 +27,7 @@ from cortex_tui.mcp.link import EngineLink
 from cortex_tui.mcp.server import build_server
 from cortex_tui.mcp.shapes import RememberArguments
 from cortex_tui.paths import default_home
+from cortex_tui.private import private_dir
 from cortex_tui.tcp import listen
 
 log = logging.getLogger("cortex_tui.mcp")
@@ -82,7 +83,7 @@ def mcp_main(argv: list[str]) -> int:
 def _log_to_file(home: Path) -> None:
     """Before the SDK sets up logging, so its handler (a rich console) is never added."""
     logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
+    private_dir(logs)
     handler = logging.FileHandler(logs / MCP_LOG, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])

@@ -26,6 +26,7 @@ from typing import IO, TYPE_CHECKING
 from cortex_tui.engine import service_link
 from cortex_tui.errors import CortexError
 from cortex_tui.paths import default_home
+from cortex_tui.private import open_private, private_dir
 from cortex_tui.tcp import listen
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
     api_key = os.environ.get("CORTEX_API_KEY") or None
     if tcp and not api_key:
         raise ServeError("--tcp needs an API key: set CORTEX_API_KEY to a long random secret")
-    home.mkdir(parents=True, exist_ok=True)
+    private_dir(home)
     with _service_lock(home):
         sockets = [_bind_unix(service_link.socket_path(home))]
         if tcp:
@@ -156,7 +157,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
 
 @contextlib.contextmanager
 def _service_lock(home: Path) -> Iterator[IO[str]]:
-    handle: IO[str] = (home / service_link.SERVICE_LOCK).open("a")
+    handle: IO[str] = open_private(home / service_link.SERVICE_LOCK, "a")
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

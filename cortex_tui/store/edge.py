@@ -32,6 +32,7 @@ from pydantic import ValidationError
 
 from cortex_tui.errors import StoreError
 from cortex_tui.models import utcnow
+from cortex_tui.private import open_private, private_dir
 from cortex_tui.store.backend import (
     CONTEXT,
     DENSE,
@@ -168,7 +169,7 @@ def write_meta(path: Path, meta: StoreMeta) -> None:
     the new one, never a torn one."""
     file = path / META_NAME
     temp = path / f".{META_NAME}.tmp"
-    with temp.open("w", encoding="utf-8") as out:
+    with open_private(temp, "w") as out:
         out.write(meta.model_dump_json(indent=2))
         out.flush()
         os.fsync(out.fileno())
@@ -205,7 +206,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         `check_embedder=False` opens a store built by another embedder as it is (its
         `meta` tells which): only the re-embed migration reads such a store.
         """
-        path.mkdir(parents=True, exist_ok=True)
+        private_dir(path)
         lock = StoreLock.acquire(path)
         shards: dict[Collection, qe.EdgeShard] = {}
         try:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from cortex_tui.errors import StoreError, StoreLockedError
+from cortex_tui.private import open_private
 
 LOCK_NAME = ".lock"
 
@@ -37,7 +38,7 @@ class StoreLock:
         try:
             # "a+" neither truncates the owner's pid before we hold the lock nor fails
             # when the file exists.
-            handle = path.open("a+", encoding="ascii")
+            handle = open_private(path, "a+", encoding="ascii")
         except OSError as exc:
             raise StoreError(f"cannot open the lock file {path}: {exc.strerror}") from None
         try:

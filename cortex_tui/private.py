@@ -1,0 +1,101 @@
+"""The data home is private: what people told their agent is readable by them alone.
+
+Two mechanisms, because either alone leaves a gap. The process umask (set once at the
+entry point, `private_process`) covers every file anything in the process creates,
+Qdrant Edge's own shard files included; explicit modes (`open_private`, `private_dir`)
+cover the project's own writers when the engine is used as a library from a process
+that kept a looser umask. A home made by an older version (0644 files in 0755 folders)
+is tightened once when a store is opened (`tighten`), with one log line saying what
+changed. Light on purpose: the hooks import it every turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+PRIVATE_UMASK = 0o077
+
+log = logging.getLogger(__name__)
+
+
+def private_process() -> None:
+    """Make everything this process creates from now on readable by its user alone."""
+    os.umask(PRIVATE_UMASK)
+
+
+def private_dir(path: Path) -> Path:
+    """`path` and any missing parents, created 0700 (an existing folder is left as is:
+    `tighten` is what changes existing ones)."""
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    return path
+
+
+_FLAGS = {
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+    "a+": os.O_RDWR | os.O_CREAT | os.O_APPEND,
+}
+
+
+def open_private(path: Path, mode: str, encoding: str | None = None) -> IO[Any]:
+    """`open(path, mode)` for writing ("w", "a", "a+", each optionally with "b"), a file
+    it creates being 0600 whatever the umask."""
+    fd = os.open(path, _FLAGS[mode.replace("b", "")], FILE_MODE)
+    if "b" in mode:
+        return os.fdopen(fd, mode)
+    return os.fdopen(fd, mode, encoding=encoding or "utf-8")
+
+
+@dataclass(frozen=True)
+class Tightened:
+    files: int = 0
+    folders: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.files or self.folders)
+
+
+def tighten(home: Path) -> Tightened:
+    """Take group and other permissions off every folder and file under `home` (and
+    `home` itself); symlinks are not followed, so nothing outside the home changes.
+    Logs one line when anything changed."""
+    files = folders = 0
+    if not home.is_dir():
+        return Tightened()
+    if _restrict(home):
+        folders += 1
+    for root, dirs, names in os.walk(home):
+        folders += sum(_restrict(Path(root, name)) for name in dirs)
+        files += sum(_restrict(Path(root, name)) for name in names)
+    done = Tightened(files, folders)
+    if done:
+        log.warning(
+            "made %d files and %d folders under %s private (they were open to other users)",
+            files,
+            folders,
+            home,
+        )
+    return done
+
+
+def _restrict(path: Path) -> bool:
+    """Clear the group and other bits, keeping the owner's; False when there were none,
+    for a symlink, or when the path is gone."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    if stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
+        return False
+    try:
+        os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+    except OSError:
+        return False
+    return True
