@@ -275,6 +275,18 @@ class LifecycleConfig(_Section):
     consolidate_threshold: float = Field(default=0.92, gt=0, le=1)
 
 
+class BackupConfig(_Section):
+    """Automatic backups: taken before a pass that rewrites many memories at once."""
+
+    before_lifecycle: bool = Field(
+        default=True, description="back the store up before `lifecycle` changes anything"
+    )
+    keep: int = Field(
+        default=5, ge=1, description="automatic backups kept (oldest removed; manual ones stay)"
+    )
+    folder: Path | None = Field(default=None, description="default: the home's backups/")
+
+
 class HooksConfig(_Section):
     """Limits of the agent hooks: they run on every turn and must never hold it up."""
 
@@ -340,6 +352,7 @@ class Settings(BaseSettings):
     write: WritePathConfig = Field(default_factory=WritePathConfig)
     graph: GraphConfig = Field(default_factory=GraphConfig)
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
+    backup: BackupConfig = Field(default_factory=BackupConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     daemon: bool = Field(
@@ -371,6 +384,10 @@ class Settings(BaseSettings):
     @property
     def store_path(self) -> Path:
         return self.home / "store"
+
+    @property
+    def backups_path(self) -> Path:
+        return self.backup.folder or self.home / "backups"
 
     @property
     def models_path(self) -> Path:

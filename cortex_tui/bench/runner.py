@@ -32,6 +32,7 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.local import WRITE_BATCH, LocalEngine
 from cortex_tui.engine.open import open_engine
+from cortex_tui.engine.restore import restore_backup
 from cortex_tui.models import Memory, MemoryDraft, MemoryType, Scope
 from cortex_tui.recall.request import RecallRequest
 
@@ -185,6 +186,23 @@ def _bench_size(
         "as_written": fresh,
         "optimize_seconds": round(optimize_seconds, 1),
         "after_optimize": optimized,
+        **_time_backup(settings, embedder, folder),
+    }
+
+
+def _time_backup(settings: Settings, embedder: Embedder, folder: Path) -> dict[str, float]:
+    """A backup of the store, then its restore over it (which backs the replaced store
+    up first: that is part of what a restore costs)."""
+    engine = _engine(settings, embedder, folder)
+    try:
+        backup = engine.backup(str(folder / "bench.cortex-backup"))
+    finally:
+        engine.close()
+    restored = restore_backup(settings.model_copy(update={"home": folder}), Path(backup.path))
+    return {
+        "backup_seconds": round(backup.seconds, 2),
+        "backup_megabytes": round(backup.bytes / 1_000_000, 1),
+        "restore_seconds": round(restored.seconds, 2),
     }
 
 

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from cortex_tui.cli import (
+    backup_commands,
     capture_commands,
     curation_commands,
     entity_commands,
@@ -47,6 +48,7 @@ COMMANDS: dict[str, Handler] = {
     **capture_commands.HANDLERS,
     **entity_commands.HANDLERS,
     **maintenance_commands.HANDLERS,
+    **backup_commands.HANDLERS,
     **hook_commands.HANDLERS,
     **mcp_commands.HANDLERS,
     **model_commands.HANDLERS,

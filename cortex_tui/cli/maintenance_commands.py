@@ -93,6 +93,8 @@ def _lifecycle_text(report: LifecycleReport) -> str:
         f"  consolidation   {counts['consolidated']} merged into {survivors} memories",
         f"  conflicts       {counts['conflicts_resolved']} groups resolved",
     ]
+    if report.backup:
+        lines.append(f"backed up first to {report.backup}")
     if report.journal_ids:
         lines.append(f"undo with `cortex-tui undo --count {len(report.journal_ids)}`")
     elif report.dry_run and report.changed:

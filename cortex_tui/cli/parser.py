@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from cortex_tui.cli import (
+    backup_commands,
     capture_commands,
     curation_commands,
     entity_commands,
@@ -41,6 +42,7 @@ def build_parser() -> OneLineParser:
     entity_commands.register(sub, common)
     capture_commands.register(sub, common)
     maintenance_commands.register(sub, common)
+    backup_commands.register(sub, common)
     hook_commands.register(sub, common)
     mcp_commands.register(sub, common)
     model_commands.register(sub, common)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,14 @@ from cortex_tui.config import RecallWeights, Settings, save_setting
 from cortex_tui.curation import journal
 from cortex_tui.curation.groups import ConflictGroup, Curator
 from cortex_tui.embed.base import Embedder, Matrix
+from cortex_tui.engine.backup import (
+    MANUAL,
+    BackupReport,
+    default_target,
+    file_name,
+    prune_automatic,
+    write_backup,
+)
 from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport
 from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
@@ -200,9 +209,35 @@ class LocalEngine:
         return activity(self.store, self.clock(), days)
 
     def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
+        """Consolidation and auto-resolution rewrite many memories at once, with only the
+        journal to go back by: a backup is taken first."""
+        taken = None
+        if not dry_run and self.settings.backup.before_lifecycle:
+            taken = self._backup(None, "before lifecycle").path
         report = run_lifecycle(self.store, self.settings.lifecycle, self.clock(), dry_run=dry_run)
         if report.changed:
             self._graph = None
+        return report.model_copy(update={"backup": taken})
+
+    def backup(self, path: str | None = None) -> BackupReport:
+        return self._backup(path, MANUAL)
+
+    def _backup(self, path: str | None, reason: str) -> BackupReport:
+        """Named and dated by the wall clock, not the engine's (which tests freeze): two
+        backups never share a name."""
+        now = datetime.now(UTC)
+        folder = self.settings.backups_path
+        if path is None:
+            target = default_target(folder, now, reason)
+        else:
+            target = Path(path).expanduser()
+            if not target.is_absolute():
+                raise InvalidInputError(f"backup path {path} is relative; give an absolute one")
+            if target.is_dir():
+                target = target / file_name(now, reason)
+        report = write_backup(self.store, target, reason=reason, now=now)
+        if reason != MANUAL:
+            prune_automatic(folder, self.settings.backup.keep)
         return report
 
     def health(self) -> dict[str, Any]:

@@ -20,11 +20,13 @@ from pydantic import BaseModel, TypeAdapter
 
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
+from cortex_tui.engine.backup import BackupReport
 from cortex_tui.engine.capture import CaptureReport
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.engine.requests import (
     ActivityRequest,
     AliasRequest,
+    BackupRequest,
     CaptureRequest,
     EntityListRequest,
     EntityMergeRequest,
@@ -318,6 +320,16 @@ LIFECYCLE = Operation(
     lambda engine, r: engine.lifecycle(dry_run=r.dry_run),
     writes=lambda r: not r.dry_run,
 )
+BACKUP = Operation(
+    "backup",
+    BackupRequest,
+    BackupReport,
+    "Write a consistent copy of the whole store (memories, entities, relations, journal, "
+    "vectors) to one file.",
+    _post("/v1/backup"),
+    lambda engine, r: engine.backup(r.path),
+    writes=True,  # run between writes: the copy is consistent
+)
 SAVE_PROFILE = Operation(
     "save_profile",
     ProfileRequest,
@@ -427,6 +439,7 @@ OPERATIONS: tuple[Operation[Any, Any], ...] = (
     DISMISS,
     UNDO,
     LIFECYCLE,
+    BACKUP,
     SAVE_PROFILE,
     IMPORT,
     ENTITIES,

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
+from cortex_tui.engine.backup import BackupReport
 from cortex_tui.engine.capture import CaptureReport
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
 from cortex_tui.lifecycle.report import LifecycleReport
@@ -123,7 +124,14 @@ class Engine(Protocol):
 
     def undo(self, count: int = 1) -> list[JournalEntry]: ...
 
-    def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport: ...
+    def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
+        """Unless a dry run, a backup is taken first (`backup.before_lifecycle`)."""
+        ...
+
+    def backup(self, path: str | None = None) -> BackupReport:
+        """A consistent copy of the whole store in one file: at `path` (absolute; a
+        folder gets a file named by time), else in the backups folder."""
+        ...
 
     def weight_profiles(self) -> dict[str, RecallWeights]:
         """ "default" (recall.weights) first, then the named profiles of the config."""

@@ -19,11 +19,13 @@ from cortex_tui import errors
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine import operations as ops
+from cortex_tui.engine.backup import BackupReport
 from cortex_tui.engine.capture import CaptureReport
 from cortex_tui.engine.operations import Operation, Req, Resp
 from cortex_tui.engine.requests import (
     ActivityRequest,
     AliasRequest,
+    BackupRequest,
     CaptureRequest,
     EntityListRequest,
     EntityMergeRequest,
@@ -228,6 +230,9 @@ class RemoteEngine:
 
     def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
         return self.invoke(ops.LIFECYCLE, LifecycleRequest(dry_run=dry_run))
+
+    def backup(self, path: str | None = None) -> BackupReport:
+        return self.invoke(ops.BACKUP, BackupRequest(path=path))
 
     def save_weight_profile(self, name: str, weights: RecallWeights) -> None:
         self.invoke(ops.SAVE_PROFILE, ProfileRequest(name=name, weights=weights))

@@ -86,6 +86,13 @@ class LifecycleRequest(Arguments):
     dry_run: bool = False
 
 
+class BackupRequest(Arguments):
+    path: str | None = Field(
+        default=None,
+        description="absolute path of the file (or a folder for it); default: the backups folder",
+    )
+
+
 class ProfileRequest(Arguments):
     name: str
     weights: RecallWeights

@@ -45,6 +45,8 @@ class LifecycleReport(_Model):
     merges: list[Merge] = Field(default_factory=list)
     resolutions: list[Resolution] = Field(default_factory=list)
     journal_ids: list[str] = Field(default_factory=list)
+    backup: str | None = None
+    """The backup taken before the run changed anything (None: none was taken)."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

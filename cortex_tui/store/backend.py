@@ -33,6 +33,7 @@ from cortex_tui.store.base import (
     MemoryFilter,
     ScoredEntity,
     ScoredMemory,
+    StoredPoint,
     StoreMeta,
     Vector,
 )
@@ -116,6 +117,13 @@ def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, locati
         "embedder.kind / embedder.model back",
         recorded=meta.embedder,
     )
+
+
+def dense_only(vector: object) -> dict[str, list[float]]:
+    """A record's named dense vectors (sparse ones derive from the payload)."""
+    if not isinstance(vector, dict):
+        return {}
+    return {name: cast(list[float], v) for name, v in vector.items() if isinstance(v, list)}
 
 
 def _floats(vector: Vector) -> list[float]:
@@ -207,6 +215,13 @@ class QdrantStore(ABC, Generic[C]):
         self, coll: Collection, cond: C | None, limit: int, offset: str | None
     ) -> tuple[list[Payload], str | None]:
         """A page in id order and the id the next page starts at."""
+
+    @abstractmethod
+    def _scroll_points(
+        self, coll: Collection, limit: int, offset: str | None
+    ) -> tuple[list[StoredPoint], str | None]:
+        """A page of whole points (payload and dense vectors) in id order, and the id the
+        next page starts at."""
 
     @abstractmethod
     def _latest(
@@ -543,6 +558,41 @@ class QdrantStore(ABC, Generic[C]):
 
     def delete_journal(self, ids: Sequence[str]) -> None:
         self._delete_ids(Collection.JOURNAL, ids)
+
+    # --- whole-store copies -----------------------------------------------------------
+
+    def points(self, collection: str) -> Iterator[StoredPoint]:
+        coll, offset = Collection(collection), None
+        while True:
+            page, offset = self._scroll_points(coll, 256, offset)
+            yield from page
+            if offset is None:
+                return
+
+    def put_points(self, collection: str, points: Sequence[StoredPoint]) -> None:
+        coll = Collection(collection)
+        batch = [self._point_data(coll, point) for point in points]
+        self._write(coll, batch)
+
+    def count_points(self, collection: str) -> int:
+        return self._count(Collection(collection), None)
+
+    def _point_data(self, coll: Collection, point: StoredPoint) -> PointData:
+        pid = str(point.payload.get("id", ""))
+        require_point_ids([pid])
+        dense = point.vectors.get(DENSE)
+        if coll in (Collection.MEMORIES, Collection.ENTITIES):
+            if dense is None:
+                raise InvalidInputError(f"{coll} point {pid} has no dense vector")
+            require_vectors(1, [dense], self._meta.dimension, str(coll))
+        if coll is not Collection.MEMORIES:
+            return PointData(pid, dict(point.payload), dense)
+        memory = from_payload(Memory, point.payload)
+        context = point.vectors.get(CONTEXT) if self._context else None
+        if context is not None:
+            require_vectors(1, [context], self._meta.dimension, "contexts")
+        sparse = _lexical(memory, point.payload.get(CONTEXT_KEY))
+        return PointData(pid, dict(point.payload), dense, sparse, context)
 
     # --- helpers ----------------------------------------------------------------------
 

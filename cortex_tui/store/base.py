@@ -132,6 +132,20 @@ class JournalEntry:
     payload: dict[str, Any]
 
 
+COLLECTIONS = ("memories", "entities", "relations", "journal")
+"""Everything a store holds, by the names `points` and `put_points` take."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPoint:
+    """A point as the store keeps it: its payload as written (a journal entry's order
+    and a memory's index context included) and its dense vectors by name. What a backup
+    copies; the lexical vector is left out since it derives from the payload."""
+
+    payload: dict[str, Any]
+    vectors: dict[str, list[float]]
+
+
 @runtime_checkable
 class Store(Protocol):
     """A memory store. Writes are durable when the call returns (flushed)."""
@@ -269,6 +283,18 @@ class Store(Protocol):
         ...
 
     def delete_journal(self, ids: Sequence[str]) -> None: ...
+
+    # whole-store copies: backup, restore
+    def points(self, collection: str) -> Iterator[StoredPoint]:
+        """Every point of one of `COLLECTIONS`, in id order."""
+        ...
+
+    def put_points(self, collection: str, points: Sequence[StoredPoint]) -> None:
+        """Write points as `points` gave them (lexical vectors derived anew); a context
+        vector is dropped when this store has no place for one."""
+        ...
+
+    def count_points(self, collection: str) -> int: ...
 
     # maintenance
     def optimize(self) -> None:

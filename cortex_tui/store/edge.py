@@ -42,9 +42,10 @@ from cortex_tui.store.backend import (
     Payload,
     PointData,
     QdrantStore,
+    dense_only,
     require_embedder,
 )
-from cortex_tui.store.base import StoreMeta
+from cortex_tui.store.base import StoredPoint, StoreMeta
 from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_DATETIME_FIELDS,
@@ -292,6 +293,18 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         )
         records, following = self._shards[coll].scroll(request)
         page: list[Payload] = [r.payload for r in records if r.payload is not None]
+        return page, None if following is None else str(following)
+
+    def _scroll_points(
+        self, coll: Collection, limit: int, offset: str | None
+    ) -> tuple[list[StoredPoint], str | None]:
+        request = qe.ScrollRequest(offset=offset, limit=limit, with_payload=True, with_vector=True)
+        records, following = self._shards[coll].scroll(request)
+        page = [
+            StoredPoint(dict(r.payload), dense_only(r.vector))
+            for r in records
+            if r.payload is not None
+        ]
         return page, None if following is None else str(following)
 
     def _latest(

@@ -41,9 +41,10 @@ from cortex_tui.store.backend import (
     Payload,
     PointData,
     QdrantStore,
+    dense_only,
     require_embedder,
 )
-from cortex_tui.store.base import StoreMeta
+from cortex_tui.store.base import StoredPoint, StoreMeta
 from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_DATETIME_FIELDS,
@@ -250,6 +251,19 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
             self._name(coll), scroll_filter=_filter(cond), limit=limit, offset=offset
         )
         page: list[Payload] = [r.payload for r in records if r.payload is not None]
+        return page, None if following is None else str(following)
+
+    def _scroll_points(
+        self, coll: Collection, limit: int, offset: str | None
+    ) -> tuple[list[StoredPoint], str | None]:
+        records, following = self._client.scroll(
+            self._name(coll), limit=limit, offset=offset, with_vectors=True
+        )
+        page = [
+            StoredPoint(dict(r.payload), dense_only(r.vector))
+            for r in records
+            if r.payload is not None
+        ]
         return page, None if following is None else str(following)
 
     def _latest(

@@ -8,7 +8,7 @@ import json
 from tests.conftest import Cli
 
 
-def test_bench_reports_query_embedding_ingest_and_recall_per_size(cli: Cli) -> None:
+def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> None:
     run = cli(
         "bench", "--json", "--sizes", "300", "--queries", "5", "--hook-runs", "0",
         "--import-count", "40", "--embedder", "onnx",
@@ -24,3 +24,5 @@ def test_bench_reports_query_embedding_ingest_and_recall_per_size(cli: Cli) -> N
     assert store["memories"] == 300
     assert store["as_written"]["recall"]["p50_ms"] > 0
     assert store["after_optimize"]["recall"]["p50_ms"] > 0
+    assert store["backup_seconds"] > 0 and store["backup_megabytes"] > 0
+    assert store["restore_seconds"] > 0

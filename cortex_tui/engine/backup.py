@@ -1,0 +1,248 @@
+"""Backups: a whole store in one file, and reading it back.
+
+A backup is a zip archive, so any zip tool can list it and every member carries a CRC
+that reading checks:
+
+    manifest.json     `BackupInfo`: when and why it was taken, which embedder made the
+                      vectors, how many points of each collection it holds
+    memories.jsonl    one point per line: {"payload": {...}, "vectors": {"dense": "..."}}
+    entities.jsonl, relations.jsonl, journal.jsonl
+
+Payloads are kept exactly as the store holds them (a journal entry's order and a
+memory's index context included), dense vectors as base64 of little-endian float32, so
+a restore embeds nothing and gets back the same scores. Lexical vectors are left out:
+they derive from the payload and are made anew by the version that restores. Since
+every payload keeps its text, a backup also survives a change of model: restore it,
+then `cortex-tui reembed`.
+
+A backup is consistent when nothing writes while it is taken: the service runs it as a
+write, so captures and curation wait for it. It is written to a hidden file beside the
+target, fsynced and renamed into place, so a crash leaves no partial backup.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Literal
+
+import numpy as np
+from pydantic import BaseModel, ValidationError
+
+from cortex_tui.errors import InvalidInputError
+from cortex_tui.private import open_private, private_dir
+from cortex_tui.store.base import COLLECTIONS, Store, StoredPoint
+
+SUFFIX = ".cortex-backup"
+MANIFEST = "manifest.json"
+MANUAL = "manual"
+Progress = Callable[[int, int], None]
+
+
+class BackupInfo(BaseModel):
+    format: Literal["cortex-backup"] = "cortex-backup"
+    version: Literal[1] = 1
+    created_at: datetime
+    reason: str
+    """"manual", or what an automatic backup was taken before ("before lifecycle")."""
+    store: str
+    embedder: str
+    dimension: int
+    counts: dict[str, int]
+
+    @property
+    def automatic(self) -> bool:
+        return self.reason != MANUAL
+
+
+class BackupReport(BaseModel):
+    path: str
+    info: BackupInfo
+    bytes: int
+    seconds: float
+
+
+def file_name(created_at: datetime, reason: str) -> str:
+    """Sortable by time, saying why: `20261125T190203Z-before-lifecycle.cortex-backup`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", reason.lower()).strip("-") or MANUAL
+    return f"{created_at.strftime('%Y%m%dT%H%M%S%fZ')}-{slug}{SUFFIX}"
+
+
+def write_backup(store: Store, target: Path, *, reason: str, now: datetime) -> BackupReport:
+    """Write every point of `store` to `target` (replaced if it exists)."""
+    started = time.perf_counter()
+    folder = target.parent
+    if not folder.is_dir():
+        raise InvalidInputError(
+            f"folder {folder} does not exist; create it or give a path in an existing folder"
+        )
+    temp = folder / f".{target.name}.partial"
+    counts: dict[str, int] = {}
+    try:
+        with (
+            open_private(temp, "wb") as raw,
+            zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as out,
+        ):
+            for collection in COLLECTIONS:
+                with out.open(f"{collection}.jsonl", "w", force_zip64=True) as member:
+                    counts[collection] = _write_points(member, store.points(collection))
+            info = BackupInfo(
+                created_at=now,
+                reason=reason,
+                store=store.location,
+                embedder=store.meta.embedder,
+                dimension=store.meta.dimension,
+                counts=counts,
+            )
+            out.writestr(MANIFEST, info.model_dump_json(indent=2))
+        _sync(temp)
+        os.replace(temp, target)
+        _sync(folder)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    seconds = round(time.perf_counter() - started, 3)
+    return BackupReport(path=str(target), info=info, bytes=target.stat().st_size, seconds=seconds)
+
+
+def read_info(path: Path) -> BackupInfo:
+    """The manifest of the backup at `path`, refusing anything that is not one."""
+    with _open(path) as archive:
+        return _info(archive, path)
+
+
+def read_points(path: Path, progress: Progress | None = None) -> Iterator[tuple[str, StoredPoint]]:
+    """(collection, point) for every point of the backup, checking each member's CRC
+    and that it holds as many points as the manifest says."""
+    with _open(path) as archive:
+        info = _info(archive, path)
+        total, done = sum(info.counts.values()), 0
+        for collection in COLLECTIONS:
+            found = 0
+            for number, line in enumerate(_member_lines(archive, collection, path), 1):
+                yield collection, _point(line, f"{path}: {collection}.jsonl line {number}")
+                found += 1
+                done += 1
+                if progress and done % 256 == 0:
+                    progress(done, total)
+            expected = info.counts.get(collection, 0)
+            if found != expected:
+                raise InvalidInputError(
+                    f"backup {path} is damaged: {collection}.jsonl holds {found} points where "
+                    f"its manifest says {expected}"
+                )
+        if progress:
+            progress(done, total)
+
+
+def list_backups(folder: Path) -> list[tuple[Path, BackupInfo]]:
+    """The readable backups in `folder`, oldest first (unreadable files are skipped)."""
+    found = []
+    for path in sorted(folder.glob(f"*{SUFFIX}")):
+        try:
+            found.append((path, read_info(path)))
+        except InvalidInputError:
+            continue
+    return sorted(found, key=lambda item: item[1].created_at)
+
+
+def prune_automatic(folder: Path, keep: int) -> list[Path]:
+    """Remove all but the newest `keep` automatic backups in `folder`; manual backups
+    stay until their owner removes them."""
+    automatic = [path for path, info in list_backups(folder) if info.automatic]
+    removed = automatic[: max(0, len(automatic) - keep)]
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
+
+
+def default_target(folder: Path, now: datetime, reason: str) -> Path:
+    return private_dir(folder) / file_name(now, reason)
+
+
+# --- the archive ------------------------------------------------------------------------
+
+
+def _write_points(member: IO[bytes], points: Iterator[StoredPoint]) -> int:
+    count = 0
+    for point in points:
+        vectors = {name: _encode(vector) for name, vector in point.vectors.items()}
+        record = {"payload": point.payload, "vectors": vectors}
+        member.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+        count += 1
+    return count
+
+
+def _encode(vector: list[float]) -> str:
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _point(line: bytes, where: str) -> StoredPoint:
+    try:
+        record = json.loads(line)
+        payload = record["payload"]
+        vectors = {
+            name: np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4").tolist()
+            for name, text in record["vectors"].items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InvalidInputError(f"{where} is damaged ({type(exc).__name__}: {exc})") from None
+    if not isinstance(payload, dict):
+        raise InvalidInputError(f"{where} is damaged (its payload is not an object)")
+    return StoredPoint(payload, vectors)
+
+
+def _member_lines(archive: zipfile.ZipFile, collection: str, path: Path) -> Iterator[bytes]:
+    name = f"{collection}.jsonl"
+    try:
+        with archive.open(name) as member:
+            for line in member:
+                if line.strip():
+                    yield line
+    except KeyError:
+        raise InvalidInputError(f"backup {path} is damaged: {name} is missing") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise InvalidInputError(f"backup {path} is damaged: {name}: {exc}") from None
+
+
+def _open(path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except FileNotFoundError:
+        raise InvalidInputError(
+            f"no backup at {path}; `cortex-tui backup --list` shows them"
+        ) from None
+    except IsADirectoryError:
+        raise InvalidInputError(f"{path} is a folder; give a backup file") from None
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InvalidInputError(f"{path} is not a cortex-tui backup ({exc})") from None
+
+
+def _info(archive: zipfile.ZipFile, path: Path) -> BackupInfo:
+    try:
+        return BackupInfo.model_validate_json(archive.read(MANIFEST))
+    except KeyError:
+        raise InvalidInputError(f"{path} is not a cortex-tui backup (no {MANIFEST})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or MANIFEST
+        raise InvalidInputError(
+            f"{path} is not a backup this version reads ({MANIFEST} {where}: {first['msg']})"
+        ) from None
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InvalidInputError(f"backup {path} is damaged: {MANIFEST}: {exc}") from None
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
