@@ -47,6 +47,10 @@ class StoreLockedError(StoreError):
     """Another process owns the store."""
 
 
+class StoreDamagedError(StoreError):
+    """The store's files do not hold what was written to them (cut, deleted, garbled)."""
+
+
 class EmbedderMismatchError(StoreError):
     """The store was built by a different embedder than the one configured."""
 

@@ -66,36 +66,38 @@ def tighten(home: Path) -> Tightened:
     """Take group and other permissions off every folder and file under `home` (and
     `home` itself); symlinks are not followed, so nothing outside the home changes.
     Logs one line when anything changed."""
-    files = folders = 0
-    if not home.is_dir():
-        return Tightened()
-    if _restrict(home):
-        folders += 1
-    for root, dirs, names in os.walk(home):
-        folders += sum(_restrict(Path(root, name)) for name in dirs)
-        files += sum(_restrict(Path(root, name)) for name in names)
-    done = Tightened(files, folders)
+    changed = [path for path in open_to_others(home) if _restrict(path)]
+    folders = sum(path.is_dir() for path in changed)
+    done = Tightened(len(changed) - folders, folders)
     if done:
         log.warning(
             "made %d files and %d folders under %s private (they were open to other users)",
-            files,
-            folders,
+            done.files,
+            done.folders,
             home,
         )
     return done
 
 
+def open_to_others(home: Path) -> list[Path]:
+    """Folders and files under `home` (and `home`) that group or others may use."""
+    if not home.is_dir():
+        return []
+    found = []
+    for path in [home, *home.rglob("*")]:
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
+            found.append(path)
+    return found
+
+
 def _restrict(path: Path) -> bool:
-    """Clear the group and other bits, keeping the owner's; False when there were none,
-    for a symlink, or when the path is gone."""
+    """Clear the group and other bits, keeping the owner's; False when that failed."""
     try:
-        info = path.lstat()
-    except OSError:
-        return False
-    if stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
-        return False
-    try:
-        os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+        os.chmod(path, stat.S_IMODE(path.lstat().st_mode) & ~0o077)
     except OSError:
         return False
     return True

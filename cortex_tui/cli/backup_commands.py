@@ -1,4 +1,4 @@
-"""Backups: `backup [PATH]`, `backup --list`, `restore-backup PATH`."""
+"""Backups and damage: `backup [PATH]`, `backup --list`, `restore-backup PATH`, `repair`."""
 
 from __future__ import annotations
 
@@ -33,6 +33,11 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
     )
     p.add_argument("path", help="the backup file")
     p.add_argument("--yes", action="store_true", help="restore without asking")
+    sub.add_parser(
+        "repair",
+        parents=[common],
+        help="rebuild a damaged store from what is readable, beside it (the damaged one is kept)",
+    )
 
 
 def cmd_backup(ctx: CommandContext) -> int:
@@ -78,6 +83,40 @@ def cmd_restore_backup(ctx: CommandContext) -> int:
     return 0
 
 
+def cmd_repair(ctx: CommandContext) -> int:
+    from cortex_tui.engine.connect import stop_service_for_exclusive_use
+    from cortex_tui.engine.repair import repair
+
+    if stop_service_for_exclusive_use(ctx.settings):
+        print("stopped the cortex-tui service to repair its store", file=sys.stderr)
+    bar = None if ctx.json else terminal_progress(sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar(done, total, "rebuilding")
+
+    report = repair(ctx.settings, progress)
+    copied = ", ".join(f"{count} {name}" for name, count in report.copied.items())
+    lines = [f"rebuilt the store from what was readable: {copied} ({report.seconds:.1f} s)"]
+    lost = {name: count for name, count in report.lost.items() if count}
+    if lost:
+        lines.append(
+            "unreadable, so not in the new store: "
+            + ", ".join(f"{count} {name}" for name, count in lost.items())
+            + "; a backup from before the damage has them (`cortex-tui backup --list`)"
+        )
+    if report.journal_states:
+        lines.append(
+            f"the journal's last record of {report.journal_memories} lost memories is in "
+            f"{report.journal_states} (`cortex-tui import` it after a look)"
+        )
+    lines.append(f"what was readable is also backed up in {report.salvage}")
+    if report.previous:
+        lines.append(f"the old store is kept at {report.previous} (delete it when done)")
+    ctx.emit(report.__dict__, "\n".join(lines))
+    return 0
+
+
 def _confirm(ctx: CommandContext, path: Path, info: BackupInfo) -> None:
     question = (
         f"replace the store at {ctx.settings.store_path} with the backup of "
@@ -118,4 +157,5 @@ def _contents(info: BackupInfo) -> str:
 HANDLERS: dict[str, Callable[[CommandContext], int]] = {
     "backup": cmd_backup,
     "restore-backup": cmd_restore_backup,
+    "repair": cmd_repair,
 }

@@ -112,7 +112,12 @@ def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
 
 def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     sub.add_parser("stats", parents=[common], help="counts by type, scope, project")
-    sub.add_parser("health", parents=[common], help="check the store and the embedder")
+    p = sub.add_parser("health", parents=[common], help="check the store and the embedder")
+    p.add_argument(
+        "--deep",
+        action="store_true",
+        help="also read back every memory and check the spool, permissions and newest backup",
+    )
 
     p = sub.add_parser("export", parents=[common], help="write every memory, entity, relation")
     p.add_argument("--output", "-o", help="file to write (default: stdout)")

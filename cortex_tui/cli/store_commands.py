@@ -25,12 +25,18 @@ def cmd_stats(ctx: CommandContext) -> int:
 
 
 def cmd_health(ctx: CommandContext) -> int:
-    report = ctx.engine.health()
-    lines = [f"{key:<10} {value}" for key, value in report.items() if key != "notices"]
-    lines += [f"note       {notice}" for notice in report.get("notices", [])]
-    text = "\n".join(lines)
-    ctx.emit(report, text)
-    return 0
+    """Exits 1 when a deep check warns, so a cron job can notice."""
+    report = ctx.engine.health(deep=ctx.args.deep)
+    shown = {key: value for key, value in report.items() if key not in ("notices", "checks")}
+    lines = [f"{key:<12} {value}" for key, value in shown.items()]
+    lines += [f"note         {notice}" for notice in report.get("notices", [])]
+    for check in report.get("checks", []):
+        mark = "ok" if check["ok"] else "WARNING"
+        lines.append(f"{check['name']:<12} {mark}: {check['found']}")
+        if check["fix"]:
+            lines.append(f"{'':<12} fix: {check['fix']}")
+    ctx.emit(report, "\n".join(lines))
+    return 0 if report["ok"] else 1
 
 
 def cmd_export(ctx: CommandContext) -> int:

@@ -31,14 +31,14 @@ import zipfile
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.private import open_private, private_dir
-from cortex_tui.store.base import COLLECTIONS, Store, StoredPoint
+from cortex_tui.store.base import COLLECTIONS, StoredPoint, StoreMeta
 
 SUFFIX = ".cortex-backup"
 MANIFEST = "manifest.json"
@@ -69,13 +69,25 @@ class BackupReport(BaseModel):
     seconds: float
 
 
-def file_name(created_at: datetime, reason: str) -> str:
-    """Sortable by time, saying why: `20261125T190203Z-before-lifecycle.cortex-backup`."""
+def file_name(created_at: datetime, reason: str, suffix: str = SUFFIX) -> str:
+    """Sortable by time, saying why: `20261125T190203123456Z-before-lifecycle.cortex-backup`."""
     slug = re.sub(r"[^a-z0-9]+", "-", reason.lower()).strip("-") or MANUAL
-    return f"{created_at.strftime('%Y%m%dT%H%M%S%fZ')}-{slug}{SUFFIX}"
+    return f"{created_at.strftime('%Y%m%dT%H%M%S%fZ')}-{slug}{suffix}"
 
 
-def write_backup(store: Store, target: Path, *, reason: str, now: datetime) -> BackupReport:
+class PointSource(Protocol):
+    """What a backup is taken from: a store, or what is readable of a damaged one."""
+
+    @property
+    def location(self) -> str: ...
+
+    @property
+    def meta(self) -> StoreMeta: ...
+
+    def points(self, collection: str) -> Iterator[StoredPoint]: ...
+
+
+def write_backup(store: PointSource, target: Path, *, reason: str, now: datetime) -> BackupReport:
     """Write every point of `store` to `target` (replaced if it exists)."""
     started = time.perf_counter()
     folder = target.parent

@@ -22,6 +22,9 @@ def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
     from cortex_tui.engine.remote import RemoteEngine
 
     if not service_link.start(settings.home, wait=settings.service.start_wait):
+        refusal = service_link.start_refusal(settings.home)
+        if refusal:
+            raise ServiceUnreachableError(f"the cortex-tui service did not start: {refusal}")
         raise ServiceUnreachableError(
             f"the cortex-tui service for {settings.home} did not start; "
             f"see {settings.home / 'logs' / service_link.SERVICE_LOG}, "

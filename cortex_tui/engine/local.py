@@ -29,6 +29,7 @@ from cortex_tui.engine.backup import (
     write_backup,
 )
 from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport
+from cortex_tui.engine.checkup import checkup
 from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
@@ -240,9 +241,9 @@ class LocalEngine:
             prune_automatic(folder, self.settings.backup.keep)
         return report
 
-    def health(self) -> dict[str, Any]:
+    def health(self, *, deep: bool = False) -> dict[str, Any]:
         probe = self.embedder.embed_query("health check")
-        return {
+        report: dict[str, Any] = {
             "ok": True,
             "store": self.store.location,
             "embedder": self.embedder.name,
@@ -250,6 +251,11 @@ class LocalEngine:
             "memories": self.store.count_memories(MemoryFilter(current_only=False, statuses=None)),
             "notices": list(self.notices),
         }
+        if deep:  # the wall clock: spool entries and backups carry real times
+            checks = checkup(self.store, self.settings, datetime.now(UTC))
+            report["checks"] = [check.model_dump() for check in checks]
+            report["ok"] = all(check.ok for check in checks)
+        return report
 
     def export(self) -> Iterator[str]:
         yield header_line()

@@ -34,6 +34,7 @@ from cortex_tui.engine.requests import (
     EntitySearchRequest,
     ExplainRequest,
     GroupRef,
+    HealthRequest,
     IdPrefix,
     ImportRequest,
     LifecycleRequest,
@@ -126,11 +127,12 @@ def _post(path: str, body_field: str | None = None) -> Route:
 
 HEALTH = Operation(
     "health",
-    NoArguments,
+    HealthRequest,
     dict[str, Any],
-    "Whether the store and the embedder answer: store location, embedder, memory count.",
+    "Whether the store and the embedder answer: store location, embedder, memory count; "
+    "`deep` reads back every point and checks the spool, permissions and newest backup.",
     _get("/v1/health"),
-    lambda engine, _: engine.health(),
+    lambda engine, r: engine.health(deep=r.deep),
 )
 STATS = Operation(
     "stats",

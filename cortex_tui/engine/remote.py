@@ -33,6 +33,7 @@ from cortex_tui.engine.requests import (
     EntitySearchRequest,
     ExplainRequest,
     GroupRef,
+    HealthRequest,
     IdPrefix,
     ImportRequest,
     LifecycleRequest,
@@ -158,8 +159,8 @@ class RemoteEngine:
     def activity(self, days: int = 30) -> dict[str, int]:
         return self.invoke(ops.ACTIVITY, ActivityRequest(days=days))
 
-    def health(self) -> dict[str, Any]:
-        return self.invoke(ops.HEALTH, NoArguments())
+    def health(self, *, deep: bool = False) -> dict[str, Any]:
+        return self.invoke(ops.HEALTH, HealthRequest(deep=deep))
 
     def export(self) -> Iterator[str]:
         """Streamed line by line, the one route not declared as an operation."""

@@ -82,6 +82,13 @@ class UndoRequest(Arguments):
     count: int = Field(default=1, ge=1)
 
 
+class HealthRequest(Arguments):
+    deep: bool = Field(
+        default=False,
+        description="also read back every point, check the spool, permissions and newest backup",
+    )
+
+
 class LifecycleRequest(Arguments):
     dry_run: bool = False
 

@@ -28,7 +28,7 @@ from cortex_tui.engine.backup import (
     write_backup,
 )
 from cortex_tui.engine.reembed_sites import ServerSite, recover_interrupted, swap_folders
-from cortex_tui.errors import StoreLockedError
+from cortex_tui.errors import StoreDamagedError, StoreLockedError
 from cortex_tui.store.base import Store, StoredPoint
 from cortex_tui.store.factory import open_store
 from cortex_tui.store.lock import StoreLock
@@ -133,7 +133,8 @@ def _restore_on_server(
 
 def _back_up_live(settings: Settings, live: Path, space: Space) -> str | None:
     """The backup of the store in use; None when there is none or it is too damaged to
-    open (a store another process holds is an error: nothing has moved yet)."""
+    open or read through (a store another process holds is an error: nothing has moved
+    yet)."""
     if not live.exists():
         return None
     try:
@@ -144,6 +145,8 @@ def _back_up_live(settings: Settings, live: Path, space: Space) -> str | None:
         return None
     try:
         return _safety_backup(settings, store)
+    except StoreDamagedError:
+        return None
     finally:
         store.close()
 

@@ -163,6 +163,26 @@ def _start_under_way(home: Path) -> bool:
     return True
 
 
+REFUSAL_PREFIX = "cortex-tui serve: "
+"""How the service's own error line starts in its log (`server/main.py` prints it)."""
+
+
+def start_refusal(home: Path) -> str | None:
+    """Why the service last refused to start (a damaged or locked store, say): the last
+    error line of its log, when the log was written in the last minute."""
+    log = home / "logs" / SERVICE_LOG
+    try:
+        if time.time() - log.stat().st_mtime > START_MARKER_TTL:
+            return None
+        with log.open("rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 8192))
+            tail = handle.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    refusals = [line for line in tail if line.startswith(REFUSAL_PREFIX)]
+    return refusals[-1].removeprefix(REFUSAL_PREFIX) if refusals else None
+
+
 def clear_start_marker(home: Path) -> None:
     """Called by the service once it answers (or fails): later starters may spawn again."""
     with contextlib.suppress(OSError):

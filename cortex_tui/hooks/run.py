@@ -132,7 +132,11 @@ def _via_service(
     hook whose budget runs out while it starts gives no context this turn."""
     if kind == "pre":
         if not service_link.start(home, wait=max(0.0, deadline - time.monotonic())):
-            log.info("service still starting: no context this turn")
+            refusal = service_link.start_refusal(home)
+            if refusal:
+                log.warning("the service did not start, no context this turn: %s", refusal)
+            else:
+                log.info("service still starting: no context this turn")
             return ""
         answer = service_link.call(
             home,

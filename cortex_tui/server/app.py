@@ -33,6 +33,7 @@ _STATUS = {
     errors.NotFoundError: 404,
     errors.AmbiguousIdError: 409,
     errors.StoreLockedError: 409,
+    errors.StoreDamagedError: 503,
     errors.InvalidInputError: 422,
     errors.ConfigError: 422,
 }
@@ -73,6 +74,9 @@ def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
 
     @app.exception_handler(errors.CortexError)
     async def cortex_error(_request: Request, exc: errors.CortexError) -> JSONResponse:
+        if isinstance(exc, errors.StoreDamagedError):
+            service.store_damage = str(exc)
+            log.error("%s", exc)
         status = next((code for kind, code in _STATUS.items() if isinstance(exc, kind)), 400)
         return JSONResponse({"error": type(exc).__name__, "message": str(exc)}, status)
 

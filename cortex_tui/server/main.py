@@ -70,7 +70,7 @@ def serve_main(argv: list[str]) -> int:
     try:
         return _serve(home, args.tcp, args.idle_timeout)
     except (ServeError, CortexError) as exc:
-        print(f"cortex-tui serve: {exc}", file=sys.stderr)
+        print(f"{service_link.REFUSAL_PREFIX}{exc}", file=sys.stderr)
         return 1
     finally:
         service_link.clear_start_marker(home)
@@ -88,6 +88,8 @@ def _print_status(home: Path, as_json: bool) -> int:
             f"{state['spool_pending']} turn(s) waiting for capture, "
             f"{state['captured']} captured since start"
         )
+        if state.get("store_damage"):
+            print(f"warning: {state['store_damage']}")
     return 0 if state is not None else 1
 
 

@@ -73,6 +73,8 @@ class Service:
         self._stopping = threading.Event()
         self._drainer = threading.Thread(target=self._drain_loop, name="capture", daemon=True)
         self.captured = 0
+        self.store_damage: str | None = None
+        """The last damage a request ran into (`StoreDamagedError`), for `serve --status`."""
 
     # --- engine access ---------------------------------------------------------------
 
@@ -182,6 +184,7 @@ class Service:
             "spool_pending": self.spool_pending(),
             "spool_quarantined": Spool(self.home / "spool", log).quarantined(),
             "captured": self.captured,
+            "store_damage": self.store_damage,
             "context_cache": {"hits": self._cache.hits, "misses": self._cache.misses},
         }
 

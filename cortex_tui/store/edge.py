@@ -4,6 +4,8 @@ Layout of a store folder (`$CORTEX_HOME/store/`):
 
     .lock            flock of the owning process, holding its pid (see `lock.py`)
     meta.json        `StoreMeta`: which embedder made the vectors (written last, atomically)
+    integrity.json   what was written: points per shard, the journal's newest entry, a
+                     write under way; checked on open (`integrity.py`)
     memories/        shard: dense "dense" and "context" (cosine) + sparse "lexical" (IDF)
                      + payload
     entities/        shard: dense "dense" (the entity name) + payload
@@ -22,15 +24,17 @@ added on open, so a newer version can index more fields without a migration.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import cast
+from typing import Concatenate, ParamSpec, TypeVar, cast
 
 import qdrant_edge as qe
 from pydantic import ValidationError
 
-from cortex_tui.errors import StoreError
+from cortex_tui.errors import StoreDamagedError, StoreError
 from cortex_tui.models import utcnow
 from cortex_tui.private import open_private, private_dir
 from cortex_tui.store.backend import (
@@ -56,10 +60,19 @@ from cortex_tui.store.filters import (
     RELATION_DATETIME_FIELDS,
     RELATION_KEYWORD_FIELDS,
 )
+from cortex_tui.store.integrity import (
+    Integrity,
+    Promise,
+    broken_promises,
+    damaged,
+    looks_damaged,
+    missing_files,
+)
 from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 from cortex_tui.store.lock import StoreLock
 
 META_NAME = "meta.json"
+_SALVAGE_PAGE = 256
 _UNUSED_SPARSE = "none"
 
 EdgeCondition = qe.FieldCondition | qe.IsEmptyCondition | qe.HasIdCondition | qe.Filter
@@ -182,6 +195,28 @@ def write_meta(path: Path, meta: StoreMeta) -> None:
         os.close(folder)
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reads(
+    read: Callable[Concatenate[EdgeStore, Collection, P], R],
+) -> Callable[Concatenate[EdgeStore, Collection, P], R]:
+    """A read that fails on damaged files raises `StoreDamagedError` naming the
+    collection and the way out, not Edge's bare decoding error."""
+
+    @functools.wraps(read)
+    def guarded(store: EdgeStore, coll: Collection, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return read(store, coll, *args, **kwargs)
+        except Exception as exc:
+            if isinstance(exc, StoreError) or not looks_damaged(exc):
+                raise
+            raise damaged(store.location, f"reading its {coll} failed ({exc})") from None
+
+    return guarded
+
+
 class EdgeStore(QdrantStore[EdgeCondition]):
     """A store in a local folder, owned by one process at a time."""
 
@@ -191,21 +226,32 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         meta: StoreMeta,
         shards: Mapping[Collection, qe.EdgeShard],
         lock: StoreLock,
+        integrity: Integrity,
     ) -> None:
         memories = shards[Collection.MEMORIES]
         context = _has_context(memories, meta.dimension)
         super().__init__(meta, str(path), EdgeConditions(), context=context)
         self._shards = dict(shards)
         self._lock = lock
+        self._integrity = integrity
 
     @classmethod
     def open(
-        cls, path: Path, embedder_name: str, dimension: int, *, check_embedder: bool = True
+        cls,
+        path: Path,
+        embedder_name: str,
+        dimension: int,
+        *,
+        check_embedder: bool = True,
+        verify: bool = True,
     ) -> EdgeStore:
         """Open the store at `path`, creating it when absent.
 
         `check_embedder=False` opens a store built by another embedder as it is (its
         `meta` tells which): only the re-embed migration reads such a store.
+        `verify=False` opens a store whose files no longer hold what was written to them
+        (`integrity.py`) instead of raising `StoreDamagedError`: for `repair`, which
+        copies out what is readable.
         """
         private_dir(path)
         lock = StoreLock.acquire(path)
@@ -229,7 +275,8 @@ class EdgeStore(QdrantStore[EdgeCondition]):
                 raise StoreError(f"store at {path} has memories but no {META_NAME}; restore it")
             if fresh:
                 write_meta(path, meta)
-            store = cls(path, meta, shards, lock)
+            integrity = _check_integrity(path, shards, verify=verify)
+            store = cls(path, meta, shards, lock, integrity)
             store.refresh_lexical()
         except BaseException:
             for shard in shards.values():
@@ -242,8 +289,10 @@ class EdgeStore(QdrantStore[EdgeCondition]):
 
     def _upsert(self, coll: Collection, points: Sequence[PointData]) -> None:
         batch = [qe.Point(p.id, _named_vectors(p), p.payload) for p in points]
+        self._integrity.begin(coll, len(batch))
         self._shards[coll].update(qe.UpdateOperation.upsert_points(batch))
 
+    @_reads
     def _retrieve(
         self, coll: Collection, ids: Sequence[str], fields: Sequence[str] | None = None
     ) -> list[Payload]:
@@ -253,6 +302,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         records = self._shards[coll].retrieve(list(ids), with_payload, False)
         return [r.payload for r in records if r.payload is not None]
 
+    @_reads
     def _dense_vectors(
         self, coll: Collection, ids: Sequence[str], using: str = DENSE
     ) -> dict[str, list[float]]:
@@ -266,6 +316,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
                 vectors[record.payload["id"]] = cast(list[float], vector[using])
         return vectors
 
+    @_reads
     def _search(
         self,
         coll: Collection,
@@ -285,6 +336,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         )
         return [Hit(p.payload or {}, p.score) for p in self._shards[coll].query(request)]
 
+    @_reads
     def _scroll(
         self, coll: Collection, cond: EdgeCondition | None, limit: int, offset: str | None
     ) -> tuple[list[Payload], str | None]:
@@ -295,6 +347,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         page: list[Payload] = [r.payload for r in records if r.payload is not None]
         return page, None if following is None else str(following)
 
+    @_reads
     def _scroll_points(
         self, coll: Collection, limit: int, offset: str | None
     ) -> tuple[list[StoredPoint], str | None]:
@@ -307,6 +360,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         ]
         return page, None if following is None else str(following)
 
+    @_reads
     def _latest(
         self, coll: Collection, key: str, limit: int, cond: EdgeCondition | None = None
     ) -> list[Payload]:
@@ -317,9 +371,11 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         records, _ = self._shards[coll].scroll(request)
         return [r.payload for r in records if r.payload is not None]
 
+    @_reads
     def _count(self, coll: Collection, cond: EdgeCondition | None) -> int:
         return self._shards[coll].count(qe.CountRequest(exact=True, filter=_filter(cond)))
 
+    @_reads
     def _facet(
         self, coll: Collection, key: str, cond: EdgeCondition | None, limit: int
     ) -> dict[str, int]:
@@ -337,13 +393,48 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         self._shards[coll].update(qe.UpdateOperation.update_vectors(batch))
 
     def _delete(self, coll: Collection, ids: Sequence[str]) -> None:
+        self._integrity.begin(coll, len(ids))
         self._shards[coll].update(qe.UpdateOperation.delete_points(list(ids)))
 
     def _commit(self, coll: Collection) -> None:
-        self._shards[coll].flush()
+        shard = self._shards[coll]
+        shard.flush()
+        if self._integrity.under_way(coll):
+            journal_last = _journal_last(shard) if coll is Collection.JOURNAL else None
+            self._integrity.settle(coll, _points(shard), journal_last)
 
     def _save_meta(self, meta: StoreMeta) -> None:
         write_meta(Path(self.location), meta)
+
+    # --- salvage ----------------------------------------------------------------------
+
+    def readable_points(self, collection: str, lost: list[str]) -> Iterator[StoredPoint]:
+        """Every point of `collection` whose payload can still be read, in id order. A
+        page that fails is read again one point at a time; the ids of the points that
+        fail alone are appended to `lost`. For `repair` (see `open(verify=False)`)."""
+        coll = Collection(collection)
+        shard = self._shards[coll]
+        offset: str | None = None
+        while True:
+            try:
+                page, following = self._scroll_points(coll, _SALVAGE_PAGE, offset)
+            except StoreDamagedError:
+                request = qe.ScrollRequest(
+                    offset=offset, limit=_SALVAGE_PAGE, with_payload=False, with_vector=False
+                )
+                records, after = shard.scroll(request)
+                page = []
+                for record in records:
+                    point = _read_alone(shard, record.id)
+                    if point is None:
+                        lost.append(str(record.id))
+                    else:
+                        page.append(point)
+                following = None if after is None else str(after)
+            yield from page
+            if following is None:
+                return
+            offset = following
 
     # --- maintenance ------------------------------------------------------------------
 
@@ -360,6 +451,54 @@ class EdgeStore(QdrantStore[EdgeCondition]):
                 shard.close()
         finally:
             self._lock.release()
+
+
+def _check_integrity(
+    path: Path, shards: Mapping[Collection, qe.EdgeShard], *, verify: bool
+) -> Integrity:
+    """Compare what loaded with the store's record (`integrity.py`), then make what
+    loaded the record: a store from before the record was kept starts one here."""
+    counts = {str(coll): _points(shard) for coll, shard in shards.items()}
+    journal_last = _journal_last(shards[Collection.JOURNAL])
+    promise = Integrity.read(path)
+    broken = [] if promise is None else broken_promises(promise, counts, journal_last)
+    if broken and verify:
+        missing = [f for coll in Collection for f in missing_files(path / coll.value)]
+        if missing:
+            broken.append(f"missing: {', '.join(missing)}")
+        raise damaged(str(path), "; ".join(broken))
+    if broken:  # opened to salvage: the record keeps saying what was written
+        return Integrity(path, promise or Promise(counts=counts), read_only=True)
+    now = Promise(counts=counts, journal_last=journal_last)
+    integrity = Integrity(path, now)
+    if promise != now:
+        integrity.record()
+    return integrity
+
+
+def _read_alone(shard: qe.EdgeShard, point_id: int | uuid.UUID | str) -> StoredPoint | None:
+    try:
+        records = shard.retrieve([point_id], True, True)
+    except Exception:  # Edge raises bare exceptions: whatever the cause, this one is lost
+        return None
+    for record in records:
+        if record.payload is not None:
+            return StoredPoint(dict(record.payload), dense_only(record.vector))
+    return None
+
+
+def _points(shard: qe.EdgeShard) -> int:
+    return shard.count(qe.CountRequest(exact=True))
+
+
+def _journal_last(shard: qe.EdgeShard) -> int | None:
+    order = qe.OrderBy(JOURNAL_ORDER_FIELD, direction=qe.Direction.Desc)
+    request = qe.ScrollRequest(limit=1, with_payload=[JOURNAL_ORDER_FIELD], order_by=order)
+    records, _ = shard.scroll(request)
+    for record in records:
+        if record.payload is not None:
+            return int(record.payload[JOURNAL_ORDER_FIELD])
+    return None
 
 
 def _has_context(shard: qe.EdgeShard, dimension: int) -> bool:

@@ -5,12 +5,13 @@ the store it replaces."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from cortex_tui.engine import service_link
-from tests.server.conftest import service_env
+from tests.server.conftest import remember_offline, service_env
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -100,3 +101,29 @@ def test_a_store_too_damaged_to_open_is_kept_aside_by_a_restore(tmp_path: Path) 
         check=True,
     )
     assert "resets on Sundays" in found.stdout
+
+
+def test_a_service_that_finds_its_store_damaged_says_why_to_the_cli_and_the_hook(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    remember_offline(home, "The atlas API listens on port 8443")
+    for entry in (home / "store" / "memories" / "wal").iterdir():
+        entry.unlink()  # the log no longer holding the write (as after 32 MB of others)
+    shutil.rmtree(home / "store" / "memories" / "segments")
+
+    said = cli(home, "stats")
+    assert said.returncode == 1 and said.stderr.count("\n") == 1
+    assert "service did not start: the store at" in said.stderr
+    assert "is damaged" in said.stderr and "cortex-tui repair" in said.stderr
+    prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "atlas API port"})
+    hook = subprocess.run(
+        [sys.executable, "-m", "cortex_tui", "--hook", "pre"],
+        input=prompt,
+        env=service_env(home),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
+    assert "is damaged" in (home / "logs" / "hooks.log").read_text()

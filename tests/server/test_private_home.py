@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.private import open_to_others
 from tests.server.conftest import service_env, start_service, stop_service
 
 
@@ -23,15 +23,6 @@ def loose_umask() -> Iterator[None]:
     previous = os.umask(0o022)
     yield
     os.umask(previous)
-
-
-def open_to_others(home: Path) -> list[str]:
-    found = []
-    for path in [home, *home.rglob("*")]:
-        info = path.lstat()
-        if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
-            found.append(f"{stat.filemode(info.st_mode)} {path.relative_to(home)}")
-    return found
 
 
 def run(home: Path, *args: str, stdin: str = "", daemon: bool = True) -> str:

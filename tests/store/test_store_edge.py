@@ -55,7 +55,8 @@ def test_layout_and_meta_file(tmp_path: Path) -> None:
     store = EdgeStore.open(tmp_path / "store", EMBEDDER, DIM)
     store.close()
     names = {p.name for p in (tmp_path / "store").iterdir()}
-    assert names == {".lock", "meta.json", "memories", "entities", "relations", "journal"}
+    expected = {".lock", "meta.json", "integrity.json", "memories", "entities", "relations"}
+    assert names == expected | {"journal"}
     meta = json.loads((tmp_path / "store" / "meta.json").read_text())
     assert (meta["embedder"], meta["dimension"], meta["schema_version"]) == (EMBEDDER, DIM, 1)
 

@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TabbedContent
 
+from cortex_tui.config import load_settings
+from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.local import LocalEngine
+from cortex_tui.engine.open import open_engine
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tui.help import HelpScreen
 from cortex_tui.tui.panes.base import StoreChanged
@@ -17,8 +20,8 @@ from cortex_tui.tui.panes.stats import StatsPane
 from cortex_tui.tui.registry import PANES
 from cortex_tui.tui.scenes import settle
 
-from .conftest import AppFactory
-from .helpers import plain
+from .conftest import AppFactory, open_demo_engine
+from .helpers import ask, plain
 
 pytestmark = pytest.mark.anyio
 SIZE = (100, 30)
@@ -152,3 +155,22 @@ async def test_store_changed_reloads_the_visible_pane(
         app.query_one(StatsPane).post_message(StoreChanged())
         await settle(pilot)
         assert "1 deleted" in plain(pilot, "#stats-summary")
+
+
+async def test_a_damaged_store_is_named_in_a_notice_that_stays(
+    make_app: AppFactory, tui_home: Path, hashing_embedder: Embedder
+) -> None:
+    open_demo_engine(tui_home, hashing_embedder).close()
+    (segment,) = (tui_home / "store" / "memories" / "segments").iterdir()
+    with (segment / "payload_storage" / "page_0.dat").open("r+b") as page:
+        page.write(bytes(range(256)) * 80)
+    engine = open_engine(load_settings(tui_home), embedder=hashing_embedder)
+    try:
+        app = make_app(engine)
+        async with app.run_test(size=SIZE) as pilot:
+            await ask(pilot, "which database does atlas use")
+            (note,) = [n for n in app._notifications if n.title == "store damaged"]
+            assert "cortex-tui repair" in note.message and "restore-backup" in note.message
+            assert note.timeout >= 600
+    finally:
+        engine.close()

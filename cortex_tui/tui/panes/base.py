@@ -18,7 +18,7 @@ from textual.widgets import Input
 from textual.worker import Worker, get_current_worker
 
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.errors import CortexError
+from cortex_tui.errors import CortexError, StoreDamagedError
 
 T = TypeVar("T")
 W = TypeVar("W", bound=Widget)
@@ -89,12 +89,18 @@ class Pane(Vertical):
 
         `exclusive` cancels an older call of the same `name` (a stale recall must not
         overwrite a newer one). A `CortexError` becomes an error notification; anything
-        else is a bug and is also shown, with its type, instead of killing the app.
+        else is a bug and is also shown, with its type, instead of killing the app. A
+        damaged store's notice stays up (ten minutes) with the way out.
         """
 
         def job() -> None:
             try:
                 result = call()
+            except StoreDamagedError as exc:  # stays up: every pane is affected, not this call
+                self.app.call_from_thread(
+                    self.notify, str(exc), severity="error", title="store damaged", timeout=600
+                )
+                return
             except CortexError as exc:
                 self.app.call_from_thread(self.notify, str(exc), severity="error", title=name)
                 return

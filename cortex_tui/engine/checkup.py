@@ -1,0 +1,137 @@
+"""`health --deep`: everything that keeps memory safe, checked, each warning with its fix.
+
+- store: every point of every collection read back, so a damaged page shows here and
+  not on the recall that happens to touch it (what the files promise is checked each
+  time the store opens: `store/integrity.py`);
+- spool: captures waiting longer than a service takes to drain them, lines that had to
+  be quarantined;
+- permissions: anything under the home that other users could read;
+- backup: the newest one, read back whole (every member's CRC), and its age.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from cortex_tui.config import Settings
+from cortex_tui.engine.backup import list_backups, read_points
+from cortex_tui.engine.spool import Spool
+from cortex_tui.errors import CortexError, StoreDamagedError
+from cortex_tui.private import open_to_others
+from cortex_tui.store.base import COLLECTIONS, Store
+
+STUCK_SPOOL = timedelta(minutes=10)
+"""A capture waiting this long means nothing is draining the spool."""
+STALE_BACKUP = timedelta(days=7)
+
+log = logging.getLogger(__name__)
+
+
+class Check(BaseModel):
+    name: str
+    ok: bool
+    found: str
+    fix: str | None = None
+
+
+def checkup(store: Store, settings: Settings, now: datetime) -> list[Check]:
+    return [
+        _store(store),
+        _spool(settings.home / "spool", now),
+        _permissions(settings.home),
+        _backup(settings.backups_path, now),
+    ]
+
+
+def _store(store: Store) -> Check:
+    counts = {}
+    try:
+        for collection in COLLECTIONS:
+            counts[collection] = sum(1 for _ in store.points(collection))
+    except StoreDamagedError as exc:
+        return Check(name="store data", ok=False, found=str(exc).split("; restore")[0], fix=_REPAIR)
+    found = ", ".join(f"{count} {name}" for name, count in counts.items())
+    return Check(name="store data", ok=True, found=f"every point readable: {found}")
+
+
+_REPAIR = (
+    "`cortex-tui restore-backup FILE` (see `cortex-tui backup --list`), or `cortex-tui repair` "
+    "to rebuild what is readable beside it"
+)
+
+
+def _spool(folder: Path, now: datetime) -> Check:
+    spool = Spool(folder, log)
+    pending = spool.pending() if folder.is_dir() else []
+    quarantined = spool.quarantined()
+    stamps = [float(e["at"]) for e in pending if isinstance(e.get("at"), int | float)]
+    oldest = timedelta(seconds=max(0.0, now.timestamp() - min(stamps))) if stamps else None
+    found = f"{len(pending)} captures waiting, {quarantined} lines quarantined"
+    if oldest is not None:
+        found += f", the oldest waiting {_age(oldest)}"
+    if oldest is not None and oldest > STUCK_SPOOL:
+        fix = (
+            "nothing is capturing them: `cortex-tui serve --status`, and see "
+            "logs/service.log for why the service does not drain the spool"
+        )
+        return Check(name="spool", ok=False, found=found, fix=fix)
+    if quarantined:
+        fix = f"look at {folder / 'quarantine'}: lines there were unreadable and are not captured"
+        return Check(name="spool", ok=False, found=found, fix=fix)
+    return Check(name="spool", ok=True, found=found)
+
+
+def _permissions(home: Path) -> Check:
+    loose = open_to_others(home)
+    if not loose:
+        return Check(name="permissions", ok=True, found=f"nothing under {home} open to others")
+    shown = ", ".join(str(p.relative_to(home)) for p in loose[:3])
+    return Check(
+        name="permissions",
+        ok=False,
+        found=f"{len(loose)} paths under {home} other users can read ({shown}...)",
+        fix=f"chmod -R go-rwx {home} (any cortex-tui command that opens the store does it too)",
+    )
+
+
+def _backup(folder: Path, now: datetime) -> Check:
+    found = list_backups(folder) if folder.is_dir() else []
+    if not found:
+        return Check(
+            name="backup", ok=False, found=f"no backup in {folder}", fix="`cortex-tui backup`"
+        )
+    path, info = found[-1]
+    started = time.perf_counter()
+    try:
+        points = sum(1 for _ in read_points(path))
+    except CortexError as exc:
+        return Check(
+            name="backup",
+            ok=False,
+            found=str(exc),
+            fix="take a new one with `cortex-tui backup`; keep the damaged file out of restores",
+        )
+    age = now - info.created_at
+    seconds = time.perf_counter() - started
+    summary = (
+        f"newest {path.name}: {points} points, all readable ({seconds:.1f} s), {_age(age)} old"
+    )
+    if age > STALE_BACKUP:
+        return Check(name="backup", ok=False, found=summary, fix="`cortex-tui backup`")
+    return Check(name="backup", ok=True, found=summary)
+
+
+def _age(delta: timedelta) -> str:
+    seconds = delta.total_seconds()
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
