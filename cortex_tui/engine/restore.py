@@ -33,7 +33,7 @@ from cortex_tui.store.base import Store, StoredPoint
 from cortex_tui.store.factory import open_store
 from cortex_tui.store.lock import StoreLock
 
-BATCH = 256
+BATCH = 2048
 BEFORE_RESTORE = "before restore"
 
 
