@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
-from cortex_tui.cli.progress import terminal_progress
+from cortex_tui.cli.progress import phase_progress
 from cortex_tui.errors import InvalidInputError
 
 if TYPE_CHECKING:  # the parser imports this module: nothing heavy at import time
@@ -58,21 +58,14 @@ def cmd_backup(ctx: CommandContext) -> int:
 
 def cmd_restore_backup(ctx: CommandContext) -> int:
     from cortex_tui.engine.backup import read_info
-    from cortex_tui.engine.connect import stop_service_for_exclusive_use
     from cortex_tui.engine.restore import restore_backup
 
     path = Path(ctx.args.path).expanduser()
     info = read_info(path)
     if not ctx.args.yes:
         _confirm(ctx, path, info)
-    if stop_service_for_exclusive_use(ctx.settings):
-        print("stopped the cortex-tui service to restore its store", file=sys.stderr)
-    bar = None if ctx.json else terminal_progress(sys.stderr)
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar(done, total, "restoring")
-
+    ctx.stop_service("to restore its store")
+    progress = phase_progress(sys.stderr, "restoring", quiet=ctx.json)
     report = restore_backup(ctx.settings, path, progress)
     text = f"restored {_contents(info)} from {path} ({report.seconds:.1f} s)"
     if report.damaged:
@@ -84,18 +77,10 @@ def cmd_restore_backup(ctx: CommandContext) -> int:
 
 
 def cmd_repair(ctx: CommandContext) -> int:
-    from cortex_tui.engine.connect import stop_service_for_exclusive_use
     from cortex_tui.engine.repair import repair
 
-    if stop_service_for_exclusive_use(ctx.settings):
-        print("stopped the cortex-tui service to repair its store", file=sys.stderr)
-    bar = None if ctx.json else terminal_progress(sys.stderr)
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar(done, total, "rebuilding")
-
-    report = repair(ctx.settings, progress)
+    ctx.stop_service("to repair its store")
+    report = repair(ctx.settings, phase_progress(sys.stderr, "rebuilding", quiet=ctx.json))
     copied = ", ".join(f"{count} {name}" for name, count in report.copied.items())
     lines = [f"rebuilt the store from what was readable: {copied} ({report.seconds:.1f} s)"]
     lost = {name: count for name, count in report.lost.items() if count}

@@ -49,13 +49,18 @@ class CommandContext:
         from cortex_tui.engine.local import LocalEngine as InProcess
 
         if not isinstance(self._engine, InProcess):
-            from cortex_tui.engine.connect import stop_service_for_exclusive_use
             from cortex_tui.engine.open import open_engine
 
-            if stop_service_for_exclusive_use(self.settings):
-                print("stopped the cortex-tui service to open the store here", file=sys.stderr)
+            self.stop_service("to open the store here")
             self._engine = open_engine(self.settings)
         return self._engine
+
+    def stop_service(self, purpose: str) -> None:
+        """Stop a running service so this process may own the store, saying so."""
+        from cortex_tui.engine.connect import stop_service_for_exclusive_use
+
+        if stop_service_for_exclusive_use(self.settings):
+            print(f"stopped the cortex-tui service {purpose}", file=sys.stderr)
 
     @property
     def json(self) -> bool:

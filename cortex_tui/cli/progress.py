@@ -6,6 +6,7 @@ contracts forbid it), and one redrawn line is all a long command needs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TextIO
 
 _WIDTH = 30
@@ -35,3 +36,12 @@ class ProgressBar:
 def terminal_progress(stream: TextIO, *, keep_finished: bool = True) -> ProgressBar | None:
     """A bar when `stream` is a terminal; None for pipes and files (no control codes)."""
     return ProgressBar(stream, keep_finished=keep_finished) if stream.isatty() else None
+
+
+def phase_progress(stream: TextIO, what: str, *, quiet: bool) -> Callable[[int, int], None] | None:
+    """A (done, total) callback drawing one named phase on a bar; None under `quiet`
+    (`--json`) or when `stream` is not a terminal."""
+    bar = None if quiet else terminal_progress(stream)
+    if bar is None:
+        return None
+    return lambda done, total: bar(done, total, what)

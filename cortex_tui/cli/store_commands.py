@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext
-from cortex_tui.cli.progress import terminal_progress
+from cortex_tui.cli.progress import phase_progress, terminal_progress
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.untrusted.files import MIB, read_whole
 
@@ -212,16 +212,8 @@ def cmd_bench(ctx: CommandContext) -> int:
 def cmd_reembed(ctx: CommandContext) -> int:
     from cortex_tui.engine.reembed import reembed
 
-    bar = None if ctx.json else terminal_progress(sys.stderr)
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar(done, total, "re-embedding")
-
-    from cortex_tui.engine.connect import stop_service_for_exclusive_use
-
-    if stop_service_for_exclusive_use(ctx.settings):
-        print("stopped the cortex-tui service to re-embed its store", file=sys.stderr)
+    ctx.stop_service("to re-embed its store")
+    progress = phase_progress(sys.stderr, "re-embedding", quiet=ctx.json)
     report = reembed(ctx.settings, ctx.args.to, progress)
     if report.source == report.target:
         text = (

@@ -176,10 +176,13 @@ def list_backups(folder: Path) -> list[tuple[Path, BackupInfo]]:
     return sorted(found, key=lambda item: item[1].created_at)
 
 
-def prune_automatic(folder: Path, keep: int) -> list[Path]:
-    """Remove all but the newest `keep` automatic backups in `folder`; manual backups
-    stay until their owner removes them."""
-    automatic = [path for path, info in list_backups(folder) if info.automatic]
+def prune_automatic(folder: Path, keep: int, *, spare: Path | None = None) -> list[Path]:
+    """Remove all but the newest `keep` automatic backups in `folder`, and never `spare`
+    (a backup being restored); manual backups stay until their owner removes them."""
+    kept = spare.resolve() if spare is not None else None
+    automatic = [
+        path for path, info in list_backups(folder) if info.automatic and path.resolve() != kept
+    ]
     removed = automatic[: max(0, len(automatic) - keep)]
     for path in removed:
         path.unlink(missing_ok=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from cortex_tui.config import Settings
-from cortex_tui.engine.backup import list_backups, read_points
+from cortex_tui.engine.backup import SUFFIX, read_info, read_points
 from cortex_tui.engine.spool import Spool
 from cortex_tui.errors import CortexError, StoreDamagedError
 from cortex_tui.private import open_to_others
@@ -100,26 +100,29 @@ def _permissions(home: Path) -> Check:
 
 
 def _backup(folder: Path, now: datetime) -> Check:
-    found = list_backups(folder) if folder.is_dir() else []
-    if not found:
+    """The newest backup file (by its time on disk, so one that no longer reads is still
+    the one checked)."""
+    files = list(folder.glob(f"*{SUFFIX}")) if folder.is_dir() else []
+    if not files:
         return Check(
             name="backup", ok=False, found=f"no backup in {folder}", fix="`cortex-tui backup`"
         )
-    path, info = found[-1]
+    newest = max(files, key=lambda path: path.stat().st_mtime)
     started = time.perf_counter()
     try:
-        points = sum(1 for _ in read_points(path))
+        info = read_info(newest)
+        points = sum(1 for _ in read_points(newest))
     except CortexError as exc:
         return Check(
             name="backup",
             ok=False,
             found=str(exc),
-            fix="take a new one with `cortex-tui backup`; keep the damaged file out of restores",
+            fix="take a new one with `cortex-tui backup`, and keep the damaged one out of restores",
         )
-    age = now - info.created_at
     seconds = time.perf_counter() - started
+    age = now - info.created_at
     summary = (
-        f"newest {path.name}: {points} points, all readable ({seconds:.1f} s), {_age(age)} old"
+        f"newest {newest.name}: {points} points, all readable ({seconds:.1f} s), {_age(age)} old"
     )
     if age > STALE_BACKUP:
         return Check(name="backup", ok=False, found=summary, fix="`cortex-tui backup`")

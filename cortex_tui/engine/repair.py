@@ -87,7 +87,9 @@ def repair(settings: Settings, progress: Progress | None = None) -> RepairReport
         )
     live = settings.store_path
     recover_interrupted(live)
-    meta = read_meta(live) if live.exists() else None
+    if not live.exists():
+        raise StoreError(f"no store at {live}; nothing to repair")
+    meta = read_meta(live)
     if meta is None:
         raise damaged(
             str(live),

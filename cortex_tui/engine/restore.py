@@ -87,10 +87,15 @@ def _restore_folder(
             _fill(target, path, progress)
         finally:
             target.close()
-    except BaseException:
+        return _swap_in(settings, live, building, space, path)
+    finally:  # gone when swapped in; what a failure left is removed
         shutil.rmtree(building, ignore_errors=True)
-        raise
-    previous = _back_up_live(settings, live, space)
+
+
+def _swap_in(
+    settings: Settings, live: Path, building: Path, space: Space, source: Path
+) -> tuple[str | None, bool]:
+    previous = _back_up_live(settings, live, space, source)
     if not live.exists():
         building.rename(live)
         return None, False
@@ -116,7 +121,7 @@ def _restore_on_server(
     site = ServerSite(settings)
     live = site.open_live(space)
     try:
-        previous = _safety_backup(settings, live)
+        previous = _safety_backup(settings, live, path)
         target = site.open_empty(live, space)
     except BaseException:
         live.close()
@@ -131,7 +136,7 @@ def _restore_on_server(
     return previous
 
 
-def _back_up_live(settings: Settings, live: Path, space: Space) -> str | None:
+def _back_up_live(settings: Settings, live: Path, space: Space, source: Path) -> str | None:
     """The backup of the store in use; None when there is none or it is too damaged to
     open or read through (a store another process holds is an error: nothing has moved
     yet)."""
@@ -144,20 +149,22 @@ def _back_up_live(settings: Settings, live: Path, space: Space) -> str | None:
     except Exception:
         return None
     try:
-        return _safety_backup(settings, store)
+        return _safety_backup(settings, store, source)
     except StoreDamagedError:
         return None
     finally:
         store.close()
 
 
-def _safety_backup(settings: Settings, store: Store) -> str:
+def _safety_backup(settings: Settings, store: Store, source: Path) -> str:
+    """Back up the store being replaced; old automatic backups are pruned, never the
+    one being restored."""
     now = datetime.now(UTC)
     folder = settings.backups_path
     report = write_backup(
         store, default_target(folder, now, BEFORE_RESTORE), reason=BEFORE_RESTORE, now=now
     )
-    prune_automatic(folder, settings.backup.keep)
+    prune_automatic(folder, settings.backup.keep, spare=source)
     return report.path
 
 

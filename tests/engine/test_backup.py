@@ -153,3 +153,17 @@ def test_lifecycle_backs_up_first_and_keeps_the_newest_automatic_backups(
     kept = list_backups(settings.backups_path)
     assert [str(path) for path, _ in kept] == [manual.path, reports[1].backup, reports[2].backup]
     assert read_info(Path(reports[2].backup or "")).reason == "before lifecycle"
+
+
+def test_restoring_an_automatic_backup_never_prunes_it(tmp_path: Path, configure: Any) -> None:
+    settings = configure(tmp_path / "home", 384)
+    settings.backup.keep = 1
+    engine = _open(settings)
+    engine.remember(MemoryDraft(content="The on-call rota changes on Mondays"))
+    source = engine.lifecycle().backup
+    engine.close()
+    assert source is not None
+
+    restored = restore_backup(settings, Path(source))
+
+    assert Path(source).exists() and Path(restored.previous or "").exists()

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from cortex_tui.engine import service_link
-from tests.server.conftest import remember_offline, service_env
+from tests.server.conftest import remember_offline, service_env, start_service, stop_service
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -127,3 +127,27 @@ def test_a_service_that_finds_its_store_damaged_says_why_to_the_cli_and_the_hook
     )
     assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
     assert "is damaged" in (home / "logs" / "hooks.log").read_text()
+
+
+def test_damage_met_while_serving_shows_in_the_service_status(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for text in ("Deploys happen on Tuesdays", "The atlas API listens on port 8443"):
+        remember_offline(home, text)
+    process = start_service(home)
+    try:  # the page goes bad under the running service (its warm-up read it whole)
+        (segment,) = (home / "store" / "memories" / "segments").iterdir()
+        with (segment / "payload_storage" / "page_0.dat").open("r+b") as page:
+            page.write(bytes(range(256)) * 80)
+        listed = cli(home, "list")
+        assert listed.returncode == 1 and "is damaged: reading its memories" in listed.stderr
+        status = subprocess.run(
+            [sys.executable, "-m", "cortex_tui", "serve", "--status", "--home", str(home)],
+            env=service_env(home),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert status.returncode == 0
+        assert "warning: the store at" in status.stdout and "cortex-tui repair" in status.stdout
+    finally:
+        stop_service(home, process)

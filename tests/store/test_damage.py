@@ -171,3 +171,19 @@ def test_a_write_cut_short_by_a_crash_is_not_damage(cli: Cli) -> None:
     record["pending"] = {}
     record_file.write_text(json.dumps(record))
     _one_line_error(cli("stats"))
+
+
+def test_repair_hands_back_the_journals_record_of_lost_memories(cli: Cli) -> None:
+    _build(cli.home)
+    page = _segment(cli.home) / "payload_storage" / "page_0.dat"
+    with page.open("r+b") as handle:  # every payload unreadable
+        handle.write(bytes(range(256)) * 4096)
+
+    report = json.loads(cli("repair", "--json").out)
+
+    assert report["copied"]["memories"] == 0 and report["lost"]["memories"] == MEMORIES + 2
+    assert report["journal_memories"] == 1  # the note `forget` recorded before deleting it
+    states = Path(report["journal_states"])
+    assert states.stat().st_mode & 0o077 == 0
+    assert cli("import", str(states)).code == 0
+    assert "Temporary note to drop" in cli("search", "temporary note").out
