@@ -50,6 +50,11 @@ class StoreLockedError(StoreError):
 class StoreDamagedError(StoreError):
     """The store's files do not hold what was written to them (cut, deleted, garbled)."""
 
+    def __init__(self, message: str, what: str = "") -> None:
+        super().__init__(message)
+        self.what = what or message
+        """What is wrong, without the way out (for reports that give the way out apart)."""
+
 
 class EmbedderMismatchError(StoreError):
     """The store was built by a different embedder than the one configured."""

@@ -168,7 +168,7 @@ def read_points(path: Path, progress: Progress | None = None) -> Iterator[tuple[
 def list_backups(folder: Path) -> list[tuple[Path, BackupInfo]]:
     """The readable backups in `folder`, oldest first (unreadable files are skipped)."""
     found = []
-    for path in sorted(folder.glob(f"*{SUFFIX}")):
+    for path in folder.glob(f"*{SUFFIX}"):
         try:
             found.append((path, read_info(path)))
         except InvalidInputError:

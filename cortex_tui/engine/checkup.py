@@ -48,21 +48,21 @@ def checkup(store: Store, settings: Settings, now: datetime) -> list[Check]:
     ]
 
 
+_REPAIR = (
+    "`cortex-tui restore-backup FILE` (see `cortex-tui backup --list`), or `cortex-tui repair` "
+    "to rebuild what is readable beside it"
+)
+
+
 def _store(store: Store) -> Check:
     counts = {}
     try:
         for collection in COLLECTIONS:
             counts[collection] = sum(1 for _ in store.points(collection))
     except StoreDamagedError as exc:
-        return Check(name="store data", ok=False, found=str(exc).split("; restore")[0], fix=_REPAIR)
+        return Check(name="store data", ok=False, found=f"damaged: {exc.what}", fix=_REPAIR)
     found = ", ".join(f"{count} {name}" for name, count in counts.items())
     return Check(name="store data", ok=True, found=f"every point readable: {found}")
-
-
-_REPAIR = (
-    "`cortex-tui restore-backup FILE` (see `cortex-tui backup --list`), or `cortex-tui repair` "
-    "to rebuild what is readable beside it"
-)
 
 
 def _spool(folder: Path, now: datetime) -> Check:

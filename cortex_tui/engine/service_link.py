@@ -165,11 +165,14 @@ def _start_under_way(home: Path) -> bool:
 
 REFUSAL_PREFIX = "cortex-tui serve: "
 """How the service's own error line starts in its log (`server/main.py` prints it)."""
+SERVING_MARK = ": serving "
+"""In the log line a service writes once it answers (`server/main.py`)."""
 
 
 def start_refusal(home: Path) -> str | None:
-    """Why the service last refused to start (a damaged or locked store, say): the last
-    error line of its log, when the log was written in the last minute."""
+    """Why the service last refused to start (a damaged or locked store, say): its log's
+    last error line, when the log was written in the last minute and no service served
+    after it."""
     log = home / "logs" / SERVICE_LOG
     try:
         if time.time() - log.stat().st_mtime > START_MARKER_TTL:
@@ -179,8 +182,12 @@ def start_refusal(home: Path) -> str | None:
             tail = handle.read().decode("utf-8", "replace").splitlines()
     except OSError:
         return None
-    refusals = [line for line in tail if line.startswith(REFUSAL_PREFIX)]
-    return refusals[-1].removeprefix(REFUSAL_PREFIX) if refusals else None
+    for line in reversed(tail):
+        if line.startswith(REFUSAL_PREFIX):
+            return line.removeprefix(REFUSAL_PREFIX)
+        if SERVING_MARK in line:
+            return None
+    return None
 
 
 def clear_start_marker(home: Path) -> None:

@@ -128,16 +128,21 @@ def _via_service(
     kind: str, raw: str, home: Path, text_format: bool, deadline: float, log: logging.Logger
 ) -> str:
     """The fast path: the service holds the warm model and store; this process only
-    spools (post) and forwards (pre). A service that is not running is started; a pre
-    hook whose budget runs out while it starts gives no context this turn."""
+    spools (post) and forwards (pre). A service that is not running is started, unless
+    it refused to start within the last minute (a damaged store, say): every turn would
+    spawn it again for nothing; a pre hook whose budget runs out while it starts gives
+    no context this turn."""
     if kind == "pre":
-        if not service_link.start(home, wait=max(0.0, deadline - time.monotonic())):
-            refusal = service_link.start_refusal(home)
-            if refusal:
-                log.warning("the service did not start, no context this turn: %s", refusal)
-            else:
-                log.info("service still starting: no context this turn")
+        if service_link.status(home) is None and not _started(home, deadline, log):
             return ""
+        answer = service_link.call(
+            home,
+            "POST",
+            "/v1/hook/pre",
+            {"event": raw, "text_format": text_format},
+            timeout=max(0.05, deadline - time.monotonic()),
+        )
+        return str(answer.get("output", "")) if isinstance(answer, dict) else ""
         answer = service_link.call(
             home,
             "POST",
@@ -153,8 +158,23 @@ def _via_service(
         service_link.call(home, "POST", "/v1/spool/drain", timeout=2.0)
     except service_link.ServiceUnavailable:
         # Started in the background; it replays the spool once it is up.
-        service_link.start(home, wait=0.0)
+        if service_link.start_refusal(home) is None:
+            service_link.start(home, wait=0.0)
     return ""
+
+
+def _started(home: Path, deadline: float, log: logging.Logger) -> bool:
+    """Start the service within the pre hook's budget; say in the log why not."""
+    refusal = service_link.start_refusal(home)
+    if refusal is None:
+        if service_link.start(home, wait=max(0.0, deadline - time.monotonic())):
+            return True
+        refusal = service_link.start_refusal(home)
+    if refusal:
+        log.warning("the service does not start, no context this turn: %s", refusal)
+    else:
+        log.info("service still starting: no context this turn")
+    return False
 
 
 def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging.Logger) -> str:

@@ -143,6 +143,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
             service.warm_up()
             service.start_capture()
             _watch_idle(server, service, settings.service.idle_timeout)
+            # service_link.SERVING_MARK finds this line: a refusal before it is old news.
             log.info("serving %s on %s", home, ", ".join(_describe(s) for s in sockets))
             service_link.clear_start_marker(home)
             server.run(sockets=sockets)

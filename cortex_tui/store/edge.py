@@ -66,7 +66,6 @@ from cortex_tui.store.integrity import (
     broken_promises,
     damaged,
     looks_damaged,
-    missing_files,
 )
 from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 from cortex_tui.store.lock import StoreLock
@@ -152,11 +151,19 @@ def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
 
 
 def _open_shard(path: Path, coll: Collection, dimension: int) -> qe.EdgeShard:
+    """Load (or create) one shard; one whose files no longer load is damage."""
+    exists = path.is_dir() and any(path.iterdir())
     try:
-        if path.is_dir() and any(path.iterdir()):
-            shard = qe.EdgeShard.load(str(path))
-        else:
-            shard = qe.EdgeShard.create(str(path), _shard_config(coll, dimension))
+        shard = (
+            qe.EdgeShard.load(str(path))
+            if exists
+            else qe.EdgeShard.create(str(path), _shard_config(coll, dimension))
+        )
+    except Exception as exc:  # Edge raises bare exceptions
+        if exists:
+            raise damaged(str(path.parent), f"its {coll} do not load ({exc})") from None
+        raise StoreError(f"cannot create the {coll} of the store at {path.parent}: {exc}") from None
+    try:
         wanted = _indexes(coll)
         missing = wanted.keys() - shard.info().payload_schema.keys()
         for field in sorted(missing):
@@ -463,9 +470,6 @@ def _check_integrity(
     promise = Integrity.read(path)
     broken = [] if promise is None else broken_promises(promise, counts, journal_last)
     if broken and verify:
-        missing = [f for coll in Collection for f in missing_files(path / coll.value)]
-        if missing:
-            broken.append(f"missing: {', '.join(missing)}")
         raise damaged(str(path), "; ".join(broken))
     if broken:  # opened to salvage: the record keeps saying what was written
         return Integrity(path, promise or Promise(counts=counts), read_only=True)

@@ -113,24 +113,12 @@ def broken_promises(
     return broken
 
 
-def missing_files(shard: Path) -> list[str]:
-    """Files every shard folder of Edge has, missing from `shard` (relative paths)."""
-    segments = shard / "segments"
-    if not segments.is_dir():
-        return [f"{shard.name}/segments/"]
-    missing = []
-    for segment in sorted(p for p in segments.iterdir() if p.is_dir()):
-        for name in ("segment.json", "payload_storage"):
-            if not (segment / name).exists():
-                missing.append(f"{shard.name}/segments/{segment.name}/{name}")
-    return missing
-
-
 def damaged(location: str, what: str) -> StoreDamagedError:
     return StoreDamagedError(
         f"the store at {location} is damaged: {what}; restore a backup "
         "(`cortex-tui backup --list`, then `cortex-tui restore-backup FILE`) or run "
-        "`cortex-tui repair` to rebuild what is readable into a new store beside it"
+        "`cortex-tui repair` to rebuild what is readable into a new store beside it",
+        what=what,
     )
 
 

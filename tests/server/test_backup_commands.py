@@ -116,6 +116,8 @@ def test_a_service_that_finds_its_store_damaged_says_why_to_the_cli_and_the_hook
     assert said.returncode == 1 and said.stderr.count("\n") == 1
     assert "service did not start: the store at" in said.stderr
     assert "is damaged" in said.stderr and "cortex-tui repair" in said.stderr
+    service_log = home / "logs" / "service.log"
+    refusals = service_log.read_text().count("cortex-tui serve: ")
     prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "atlas API port"})
     hook = subprocess.run(
         [sys.executable, "-m", "cortex_tui", "--hook", "pre"],
@@ -127,6 +129,8 @@ def test_a_service_that_finds_its_store_damaged_says_why_to_the_cli_and_the_hook
     )
     assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
     assert "is damaged" in (home / "logs" / "hooks.log").read_text()
+    # It refused a moment ago: the hook does not spawn it again on every turn.
+    assert service_log.read_text().count("cortex-tui serve: ") == refusals
 
 
 def test_damage_met_while_serving_shows_in_the_service_status(tmp_path: Path) -> None:

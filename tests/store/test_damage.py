@@ -187,3 +187,10 @@ def test_repair_hands_back_the_journals_record_of_lost_memories(cli: Cli) -> Non
     assert states.stat().st_mode & 0o077 == 0
     assert cli("import", str(states)).code == 0
     assert "Temporary note to drop" in cli("search", "temporary note").out
+
+
+def test_a_shard_that_no_longer_loads_is_damage_too(cli: Cli) -> None:
+    _build(cli.home)
+    (_segment(cli.home) / "segment.json").unlink()
+    said = _one_line_error(cli("stats"))
+    assert "memories do not load" in said
