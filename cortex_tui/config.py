@@ -251,6 +251,33 @@ class WritePathConfig(_Section):
     min_confidence: float = Field(default=0.5, ge=0, le=1)
     reinforce_step: float = Field(default=0.05, ge=0, le=1)
     neighbours: int = Field(default=5, ge=1, le=100)
+    unsure_margin: float = Field(
+        default=0.08,
+        ge=0,
+        le=1,
+        description="a softer verdict this close to its threshold is a close call",
+    )
+    llm_judge: bool = Field(
+        default=True, description="send close calls to the configured LLM (llm.provider)"
+    )
+    judge_budget_ms: int = Field(
+        default=3000,
+        ge=0,
+        description="longest a write waits for the LLM on one close call; then the rules decide",
+    )
+    judge_budget_ms_hook: int = Field(
+        default=300,
+        ge=0,
+        description="the same for a post hook that captures in its own process (no service)",
+    )
+    judge_max_calls: int = Field(
+        default=2, ge=0, le=20, description="close calls per statement sent to the LLM"
+    )
+    pair_model: Path | None = Field(
+        default=None,
+        description="a folder with model.onnx, tokenizer.json and manifest.json: an ONNX "
+        "pair classifier of your own that settles close calls (see README)",
+    )
 
 
 class GraphConfig(_Section):

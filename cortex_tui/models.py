@@ -67,6 +67,61 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+class WriteAction(StrEnum):
+    CREATED = "created"
+    DUPLICATE = "duplicate"
+    REINFORCED = "reinforced"
+    SUPERSEDED = "superseded"
+    CONFLICT = "conflict"
+
+
+RULES_JUDGE = "rules"
+"""The offline judge: statement structure plus embedding similarity."""
+
+
+class Decision(_Model):
+    """One call the write path made about a memory, and why.
+
+    Stored on the memory it shaped, so the reason travels with it (export, backup, the
+    service) and a person curating memory reads *why* next to *what*: on a new version
+    the update that made it, on a conflict member the contradiction that grouped it, on
+    a memory that absorbed a repeat or a paraphrase the statement it absorbed.
+    """
+
+    action: WriteAction
+    reason: str = Field(min_length=1)
+    judge: str = Field(
+        default=RULES_JUDGE,
+        description="who decided: 'rules', or the pair model or LLM that settled a close call",
+    )
+    related_id: str | None = Field(
+        default=None,
+        description="the memory it was judged against (none for a statement folded in)",
+    )
+    statement: str | None = Field(
+        default=None, description="the statement folded into this memory (repeats, paraphrases)"
+    )
+    at: UtcDatetime
+
+    def describe(self) -> str:
+        """One line for every surface: the action, the reason, and who decided."""
+        by = "" if self.judge == RULES_JUDGE else f" [{self.judge}]"
+        return f"{self.action.value}: {self.reason}{by}"
+
+
+MAX_DECISIONS = 8
+"""Decisions kept per memory: the first (how it came to be) and the newest after it, so a
+fact restated every day does not grow without bound."""
+
+
+def with_decision(decisions: list[Decision], decision: Decision) -> list[Decision]:
+    """`decisions` plus `decision`, trimmed to `MAX_DECISIONS` (the first one stays)."""
+    grown = [*decisions, decision]
+    if len(grown) <= MAX_DECISIONS:
+        return grown
+    return [grown[0], *grown[len(grown) - MAX_DECISIONS + 1 :]]
+
+
 class Memory(_Model):
     """One remembered statement and everything needed to rank, version and curate it."""
 
@@ -103,6 +158,9 @@ class Memory(_Model):
     ttl_hours: float | None = Field(default=None, gt=0)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     status: MemoryStatus = MemoryStatus.ACTIVE
+    decisions: list[Decision] = Field(
+        default_factory=list, description="the write path's calls about it, oldest first"
+    )
 
     @property
     def is_current(self) -> bool:
@@ -112,6 +170,12 @@ class Memory(_Model):
     @property
     def short_id(self) -> str:
         return self.id[:8]
+
+    def last_decision(self, *actions: WriteAction) -> Decision | None:
+        """The newest decision of one of `actions` (of any action when none is named)."""
+        return next(
+            (d for d in reversed(self.decisions) if not actions or d.action in actions), None
+        )
 
 
 class Entity(_Model):
@@ -345,14 +409,6 @@ class MemoryDraft(_Model):
     episode_end: UtcDatetime | None = None
 
 
-class WriteAction(StrEnum):
-    CREATED = "created"
-    DUPLICATE = "duplicate"
-    REINFORCED = "reinforced"
-    SUPERSEDED = "superseded"
-    CONFLICT = "conflict"
-
-
 class WriteResult(_Model):
     """What the write path did with a draft: `memory` is the one that now holds it,
     `related` the existing memory it folded into, superseded or conflicts with."""
@@ -361,6 +417,12 @@ class WriteResult(_Model):
     memory: Memory
     related: Memory | None = None
     reason: str = Field(default="", description="why the write path decided this")
+    judge: str = Field(default=RULES_JUDGE, description="who decided (see `Decision.judge`)")
+    close_call: str | None = Field(
+        default=None,
+        description="why the rules alone were unsure, when they were (a pair model or an "
+        "LLM, when configured, is asked then)",
+    )
     renamed: tuple[str, str] | None = Field(
         default=None, description="(old name, new name) when the update renames something"
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
@@ -58,6 +59,10 @@ ANTONYMS = {
     word: other for pair in _PAIRS.split(", ") for word, other in (pair.split(), pair.split()[::-1])
 }
 """Stems of words whose swap reverses a claim ("open" / "closed", "day" / "night")."""
+
+
+DIFFERENT_VALUE = "same claim, a different value"
+"""The reason of a contradiction found as one slot filled differently, with no cue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +112,7 @@ def judge_offline(old: str, new: str) -> Judgement:
             return Judgement("distinct", "adds to the existing statement")
         return Judgement("contradiction", "one statement negates the other")
     if slot and not b.additive:
-        return Judgement("contradiction", f"same claim, a different value: {slot}")
+        return Judgement("contradiction", f"{DIFFERENT_VALUE}: {slot}")
     opposed = _opposed(blocks)
     if opposed and _same_subject(a, b) and shared >= 2 and not b.additive:
         return Judgement("contradiction", f"opposite claims: {opposed}")
@@ -123,9 +128,9 @@ def judge_offline(old: str, new: str) -> Judgement:
     for blk in substitutions:
         if all(t.subject and not t.verb for t in (*blk.old, *blk.new)):
             return Judgement("distinct", f"another subject: {blk.describe()}")
-    added = sorted({t.text for t in b.tokens if t.text in certain} - set(a.texts))
+    added = [t for t in b.tokens if t.text in certain and t.text not in a.texts]
     if added:
-        return Judgement("elaboration", f"names what the old does not ({', '.join(added)})")
+        return Judgement("elaboration", f"names what the old does not ({_listed(added)})")
     return Judgement("paraphrase", "the same values in other words")
 
 
@@ -142,9 +147,9 @@ def _changed_value(
     (a new owner, a new place) while the rest of the old claim stays."""
     if flips:
         return "negated"
-    fresh = [t.text for t in b.tokens if not t.verb and t.text not in a.texts]
+    fresh = [t for t in b.tokens if not t.verb and t.text not in a.texts]
     if RENAME.search(b.cue or "") and fresh:
-        return "renamed to " + ", ".join(fresh)
+        return "renamed to " + _listed(fresh)
     for blk in substitutions:
         if _value_kinds(blk.old, names) & _value_kinds(blk.new, names):
             return blk.describe()
@@ -154,10 +159,10 @@ def _changed_value(
     claim = [t.text for t in a.tokens if not t.verb and t.text not in names]
     kept = [w for w in claim if w in b.texts]
     if fresh and len(kept) * 2 >= len(claim):
-        return "new value " + ", ".join(fresh)
-    gone = [t for t in a.values if t not in b.texts]
-    if fresh and gone and len(gone) == len(a.values):
-        return f"{', '.join(sorted(gone))} → {', '.join(fresh)}"
+        return "new value " + _listed(fresh)
+    gone = [t for t in a.tokens if t.value and t.text not in b.texts]
+    if fresh and gone and len({t.text for t in gone}) == len(a.values):
+        return f"{_listed(gone)} → {_listed(fresh)}"
     return None
 
 
@@ -250,11 +255,12 @@ def _antonyms(block: _Block) -> bool:
 
 def _opposed(blocks: list[_Block]) -> str:
     """An opposite pair anywhere among the words that differ ("short" … "long")."""
-    removed = {_bare(t) for blk in blocks for t in blk.old}
+    removed = {_bare(t): t for blk in blocks for t in blk.old}
     for blk in blocks:
         for t in blk.new:
-            if ANTONYMS.get(_bare(t)) in removed:
-                return f"{ANTONYMS[_bare(t)]} → {_bare(t)}"
+            old = removed.get(ANTONYMS.get(_bare(t), ""))
+            if old is not None:
+                return f"{_words([old])} → {_words([t])}"
     return ""
 
 
@@ -268,5 +274,16 @@ def _mostly_shared(blocks: list[_Block], shared: int) -> bool:
     return shared >= 2 and different <= shared
 
 
-def _words(tokens: tuple[Token, ...]) -> str:
-    return " ".join(t.text for t in tokens)
+LISTED = 4
+"""Words a reason lists before it says "…": a reason is read at a glance."""
+
+
+def _listed(tokens: Sequence[Token]) -> str:
+    words = list(dict.fromkeys(t.shown or t.text for t in tokens))
+    return ", ".join(words[:LISTED]) + (", …" if len(words) > LISTED else "")
+
+
+def _words(tokens: Sequence[Token]) -> str:
+    """The tokens as written, for a reason: "10 am", not "clock=10:00"; a word the
+    reading split in two ("k8s" → kubernetes) shown once."""
+    return " ".join(dict.fromkeys(t.shown or t.text for t in tokens))

@@ -1,35 +1,47 @@
-"""Ask an LLM whether a new statement updates, contradicts or restates an existing one.
+"""Ask an LLM what a new statement should become next to an existing one.
 
-Used in the write path's "related" similarity band, where embeddings cannot tell a change
-("Alice works at Globex" after "... at Initech") from a restatement. The answer is one
-word, but models add punctuation, prose or JSON, so the first verdict word wins.
+Used only for the write path's close calls (`capture/ambiguity.py`), where the rules are
+least sure. The answer is structured (a tool call, or a JSON-schema response format),
+one of the five labels the pairs eval scores, with a reason the memory keeps. Anything
+else — a refusal, malformed JSON, a label outside the five, no reason — is an
+`LLMError`, so the caller keeps the offline decision instead of guessing.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, get_args
 
 from cortex_tui.capture.prompt import JUDGE_SYSTEM, judge_user_message
-from cortex_tui.llm.base import LLMClient, LLMError
+from cortex_tui.llm.base import JsonTool, LLMClient, LLMError
 
-JudgeVerdict = Literal["update", "contradiction", "restatement", "unrelated"]
+JudgeLabel = Literal["duplicate", "reinforce", "update", "contradiction", "new"]
+JUDGE_LABELS: tuple[JudgeLabel, ...] = get_args(JudgeLabel)
+MAX_REASON = 300
+"""Characters of the model's reason kept (a model may write an essay)."""
 
-_WORDS: dict[str, JudgeVerdict] = {
-    "update": "update",
-    "updates": "update",
-    "contradiction": "contradiction",
-    "contradicts": "contradiction",
-    "contradictory": "contradiction",
-    "conflict": "contradiction",
-    "restatement": "restatement",
-    "restates": "restatement",
-    "duplicate": "restatement",
-    "unrelated": "unrelated",
-    "distinct": "unrelated",
-}
-_WORD = re.compile(r"[a-z]+")
+JUDGE_TOOL = JsonTool(
+    name="record_judgement",
+    description=("Record what the NEW statement becomes next to the EXISTING memory, and why."),
+    schema={
+        "type": "object",
+        "properties": {
+            "label": {"type": "string", "enum": list(JUDGE_LABELS)},
+            "reason": {
+                "type": "string",
+                "description": "one sentence: what decided it",
+            },
+        },
+        "required": ["label", "reason"],
+        "additionalProperties": False,
+    },
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LLMJudgement:
+    label: JudgeLabel
+    reason: str
 
 
 def judge_with_llm(
@@ -37,36 +49,20 @@ def judge_with_llm(
     new: str,
     existing: str,
     *,
-    max_tokens: int = 64,
+    max_tokens: int = 300,
     timeout: float = 30.0,
-) -> JudgeVerdict:
-    """The model's verdict on `new` against `existing`.
-
-    Raises `LLMError` when the call fails or the answer names no verdict, so the caller
-    falls back to the offline judge instead of guessing.
-    """
-    answer = client.complete(JUDGE_SYSTEM, judge_user_message(new, existing), max_tokens, timeout)
-    verdict = parse_verdict(answer)
-    if verdict is None:
+) -> LLMJudgement:
+    """The model's label and reason for `new` against `existing`."""
+    answer = client.complete_json(
+        JUDGE_SYSTEM, judge_user_message(new, existing), JUDGE_TOOL, max_tokens, timeout
+    )
+    label = answer.get("label")
+    if not isinstance(label, str) or label.strip().lower() not in JUDGE_LABELS:
         raise LLMError(
-            f"{client.name} gave no verdict ({answer.strip()[:80]!r}); "
-            "the offline judge decides instead"
+            f"{client.name} answered the label {label!r}, not one of {', '.join(JUDGE_LABELS)}"
         )
-    return verdict
-
-
-def parse_verdict(answer: str) -> JudgeVerdict | None:
-    """The verdict in `answer`: a JSON `{"verdict": ...}` or the first verdict word."""
-    text = answer.strip()
-    if text.startswith("{"):
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            keyed = [parsed.get(key) for key in ("verdict", "answer", "label")]
-            text = next((str(v) for v in keyed if isinstance(v, str)), json.dumps(parsed))
-    for word in _WORD.findall(text.lower()):
-        if word in _WORDS:
-            return _WORDS[word]
-    return None
+    reason = answer.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise LLMError(f"{client.name} gave no reason for {label!r}")
+    chosen: JudgeLabel = next(x for x in JUDGE_LABELS if x == label.strip().lower())
+    return LLMJudgement(chosen, " ".join(reason.split())[:MAX_REASON])

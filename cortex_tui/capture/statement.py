@@ -11,7 +11,7 @@ difference is what was actually claimed differently.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from cortex_tui.capture.annotate import KNOWN_TOOLS
@@ -164,6 +164,9 @@ class Token:
     guessed: bool = False
     """A name only by position (a capitalised first word before a verb): good enough to
     see one name replace another, too weak to call a statement new information."""
+    shown: str = field(default="", compare=False)
+    """The words as written ("10 am", "Tuesdays"), for reasons a person reads; `text`
+    is the canonical form the judge compares ("clock=10:00", "tuesday")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +216,8 @@ def read(text: str) -> Statement:
         word, lower = raw[index], lowered[index]
         value = read_value(lowered, index)
         if value is not None and not (lower in AMBIGUOUS_UNITS and value.width == 1):
-            tokens.append(Token(value.token, True, not verb_seen, False))
+            shown = " ".join(raw[index : index + value.width])
+            tokens.append(Token(value.token, True, not verb_seen, False, shown=shown))
             index += value.width
             first_word = False
             continue
@@ -233,7 +237,7 @@ def read(text: str) -> Statement:
         name = _is_name(word, first_word, lowered[index] if index < len(lowered) else "")
         guessed = name and first_word and not _is_name(word, False, "")
         for part in canonical.split():
-            tokens.append(Token(stem(part), name, subject, verb and not name, guessed))
+            tokens.append(Token(stem(part), name, subject, verb and not name, guessed, shown=word))
         first_word = False
     return Statement(
         tokens=tuple(tokens),

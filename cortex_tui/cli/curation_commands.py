@@ -6,8 +6,10 @@ from collections.abc import Callable
 
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext, read_text_arg
+from cortex_tui.curation import journal
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.format import humanise_age
+from cortex_tui.models import WriteAction
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
@@ -42,6 +44,9 @@ def cmd_conflicts(ctx: CommandContext) -> int:
                 f"  {m.short_id}  conf {m.confidence:.2f}  {humanise_age(m.created_at, now)} old  "
                 f"{m.source}  {where}\n      {m.content}"
             )
+            why = m.last_decision(WriteAction.CONFLICT)
+            if why is not None:
+                lines.append(f"      why: {why.describe()}")
     ctx.emit(groups, "\n".join(lines) if lines else "no conflicts await resolution")
     return 0
 
@@ -74,9 +79,20 @@ def cmd_undo(ctx: CommandContext) -> int:
     if ctx.args.count < 1:
         raise InvalidInputError("--count must be at least 1")
     entries = ctx.engine.undo(ctx.args.count)
-    data = [{"action": e.action, "at": e.created_at.isoformat(), "id": e.id} for e in entries]
+    data = [
+        {
+            "action": e.action,
+            "at": e.created_at.isoformat(),
+            "id": e.id,
+            "note": e.payload.get("note", ""),
+        }
+        for e in entries
+    ]
     ctx.emit(
-        data, "\n".join(f"undid {e.action} from {e.created_at:%Y-%m-%d %H:%M}" for e in entries)
+        data,
+        "\n".join(
+            f"undid {journal.describe(e)} from {e.created_at:%Y-%m-%d %H:%M}" for e in entries
+        ),
     )
     return 0
 

@@ -7,7 +7,14 @@ import sys
 from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext, parse_time, read_text_arg
 from cortex_tui.errors import InvalidInputError
-from cortex_tui.models import MemoryDraft, MemoryStatus, MemoryType, Scope
+from cortex_tui.models import (
+    RULES_JUDGE,
+    MemoryDraft,
+    MemoryStatus,
+    MemoryType,
+    Scope,
+    WriteAction,
+)
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
 
@@ -28,7 +35,11 @@ def cmd_remember(ctx: CommandContext) -> int:
         ttl_hours=a.ttl_hours,
     )
     result = ctx.engine.remember(draft)
-    ctx.emit(result, f"{result.action.value} {result.memory.id}")
+    lines = [f"{result.action.value} {result.memory.id}"]
+    if result.reason:
+        judge = "" if result.judge == RULES_JUDGE else f" [{result.judge}]"
+        lines.append(f"  why: {result.reason}{judge}")
+    ctx.emit(result, "\n".join(lines))
     return 0
 
 
@@ -138,6 +149,9 @@ def cmd_history(ctx: CommandContext) -> int:
         until = version.valid_to.isoformat() if version.valid_to else "now"
         lines.append(f"{version.short_id}  {version.valid_from.isoformat()} → {until}")
         lines.append(f"    {version.content}")
+        made = version.last_decision(WriteAction.SUPERSEDED)
+        if made is not None:
+            lines.append(f"    why: {made.describe()}")
     ctx.emit(chain, "\n".join(lines))
     return 0
 

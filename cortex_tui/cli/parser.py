@@ -180,6 +180,14 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         help="per-category figures for every variant (always shown for a single run)",
     )
     p.add_argument(
+        "--llm-replay",
+        type=csv_list,
+        metavar="MODES",
+        help="pairs datasets: also judge close calls with an LLM whose answers are replayed "
+        "over a mock transport: oracle (each answer the pair's label: the ceiling), "
+        "contrary (each answer wrong: the floor); e.g. oracle,contrary",
+    )
+    p.add_argument(
         "--link-entities",
         action="store_true",
         help="link each memory to the entities capture would find in it (LoCoMo's turns "

@@ -8,6 +8,7 @@ from cortex_tui.format import humanise_age
 from cortex_tui.models import (
     SIGNAL_NAMES,
     ChannelHit,
+    Decision,
     Explanation,
     Memory,
     RecallResult,
@@ -43,8 +44,19 @@ def memory_header(memory: Memory, now: datetime) -> str:
 
 
 def memory_detail(memory: Memory) -> str:
-    lines = [f"{name}: {value}" for name, value in memory.model_dump(mode="json").items()]
+    fields = memory.model_dump(mode="json", exclude={"decisions"})
+    lines = [f"{name}: {value}" for name, value in fields.items()]
+    lines.append("decisions:" if memory.decisions else "decisions: none")
+    lines += [f"  {line}" for d in memory.decisions for line in decision_lines(d)]
     return "\n".join(lines)
+
+
+def decision_lines(decision: Decision) -> list[str]:
+    """A write-path decision: when, what and why; the statement it absorbed, if any."""
+    lines = [f"{decision.at:%Y-%m-%d %H:%M}  {decision.describe()}"]
+    if decision.statement:
+        lines.append(f"    absorbed: {decision.statement}")
+    return lines
 
 
 def result_line(result: RecallResult, now: datetime) -> str:

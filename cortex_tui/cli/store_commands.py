@@ -125,7 +125,7 @@ def cmd_eval(ctx: CommandContext) -> int:
     from cortex_tui.eval.pairs_runner import check_variants_fit, run_pairs
     from cortex_tui.eval.report import to_json, to_text
     from cortex_tui.eval.runner import run_eval
-    from cortex_tui.eval.variants import apply_sets, build_variants
+    from cortex_tui.eval.variants import apply_sets, build_variants, replay_variants
 
     a = ctx.args
     try:
@@ -141,6 +141,7 @@ def cmd_eval(ctx: CommandContext) -> int:
         )
     settings, changes = apply_sets(settings, a.set or [])
     variants = build_variants(settings, a.variant or [], changes)
+    variants += replay_variants(settings, a.llm_replay or [])
     loaded = load_datasets([Path(p) for p in a.paths], only=a.only or ())
     retrieval = [d for d in loaded if isinstance(d, Dataset)]
     pairs = [d for d in loaded if isinstance(d, PairsDataset)]

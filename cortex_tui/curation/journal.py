@@ -81,6 +81,13 @@ def record(
     return entry
 
 
+def describe(entry: JournalEntry) -> str:
+    """The action and, when it has one, its note (a write-path decision's reason, an
+    entity merge's names): what an undo of it reverses, in the user's words."""
+    note = entry.payload.get("note")
+    return f"{entry.action} ({note})" if note else entry.action
+
+
 def touches_graph(entry: JournalEntry) -> bool:
     """Whether undoing `entry` writes entities or relations."""
     return bool(entry.payload.get("entities") or entry.payload.get("relations"))

@@ -17,13 +17,16 @@ from cortex_tui.config import RecallWeights
 from cortex_tui.demo.vectors import DemoTexts, shipped_vectors
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import (
+    RULES_JUDGE,
     ConflictStatus,
+    Decision,
     Entity,
     EntityType,
     Memory,
     MemoryType,
     Relation,
     Scope,
+    WriteAction,
 )
 
 _NAMESPACE = uuid.UUID("5b0d3c1e-6f5e-4a8e-9d7c-2f1a0c9e4b11")
@@ -79,6 +82,7 @@ def build_demo() -> tuple[list[Memory], list[Entity], list[Relation]]:
             entity_ids=entity_ids,
             ttl_hours=raw.get("ttl_hours"),
             importance=raw.get("importance", 0.5),
+            decisions=[_decision(why, created) for why in raw.get("why", [])],
         )
     _link_versions(data["memories"], memories)
     _link_conflicts(data["memories"], memories)
@@ -131,6 +135,19 @@ def _link_conflicts(raw_memories: list[dict[str, Any]], memories: dict[str, Memo
             member.conflict_status = ConflictStatus.ACTIVE
             if partner.id not in member.contradicts_ids:
                 member.contradicts_ids = [*member.contradicts_ids, partner.id]
+
+
+def _decision(raw: dict[str, Any], at: datetime) -> Decision:
+    """A write-path decision as the demo data states it (`related` by label)."""
+    related = raw.get("related")
+    return Decision(
+        action=WriteAction(raw["action"]),
+        reason=raw["reason"],
+        judge=raw.get("judge", RULES_JUDGE),
+        related_id=demo_id(related) if related else None,
+        statement=raw.get("statement"),
+        at=at,
+    )
 
 
 def _time(value: str | None) -> datetime | None:

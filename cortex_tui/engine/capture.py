@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict
 from cortex_tui.capture.heuristic import extract_heuristic
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
+from cortex_tui.engine.write_path import NOTHING_RELATED
 from cortex_tui.llm.base import LLMClient, LLMError
-from cortex_tui.models import Candidate, MemoryDraft, WriteAction, WriteResult
+from cortex_tui.models import RULES_JUDGE, Candidate, MemoryDraft, WriteAction, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,11 @@ class CaptureOutcome(BaseModel):
             WriteAction.SUPERSEDED: f"superseded {related}",
             WriteAction.CONFLICT: f"conflict with {related}",
         }[r.action]
-        return f"{verb} → {r.memory.short_id}: {r.memory.content}"
+        line = f"{verb} → {r.memory.short_id}: {r.memory.content}"
+        if r.reason and r.reason != NOTHING_RELATED:
+            judge = "" if r.judge == RULES_JUDGE else f" [{r.judge}]"
+            line += f"\n    why: {r.reason}{judge}"
+        return line
 
 
 class CaptureReport(BaseModel):

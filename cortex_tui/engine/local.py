@@ -30,10 +30,11 @@ from cortex_tui.engine.backup import (
 )
 from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport
 from cortex_tui.engine.checkup import checkup
+from cortex_tui.engine.judging import write_judge
 from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
-from cortex_tui.engine.write_path import WritePath, llm_judge
+from cortex_tui.engine.write_path import WritePath
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
@@ -98,11 +99,7 @@ class LocalEngine:
         )
         self._neighbours = NeighbourIndex(store, settings.context)
         self._write_path = WritePath(
-            store,
-            settings,
-            clock,
-            self._write,
-            llm_judge(self.llm, settings.llm.timeout),
+            store, settings, clock, self._write, write_judge(settings, self.llm)
         )
         self.curator = Curator(store, clock, self._write)
         self.graph = GraphService(

@@ -15,34 +15,41 @@ fold into it.
 The judge's softer verdicts need the embeddings to agree: an announced change with no
 value seen to change is an update only from `change_threshold`, a paraphrase a
 restatement from `restate_threshold`, and one naming more from `elaborate_threshold`.
+Close calls may go to a pair model or an LLM (`engine/judging.py`).
+
+Every decision is kept with its reason (`Memory.decisions`): on the new version of an
+update, on the memory that joins a conflict group, on the memory a repeat or paraphrase
+folds into (with the statement it absorbed); supersessions and conflicts are journalled
+with the reason too, so undoing one says what it undoes.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from cortex_tui.capture.contradiction import Judgement, Verdict, judge_offline
-from cortex_tui.capture.judge import judge_with_llm
+from cortex_tui.capture.contradiction import Judgement
 from cortex_tui.capture.rename import find_rename
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.curation import journal
 from cortex_tui.embed.base import Matrix
-from cortex_tui.llm.base import LLMClient, LLMError
+from cortex_tui.engine.judging import StatementBudget, WriteJudge
 from cortex_tui.models import (
+    RULES_JUDGE,
     ConflictStatus,
+    Decision,
     Memory,
     WriteAction,
     WriteResult,
     new_id,
+    with_decision,
 )
 from cortex_tui.store.base import MemoryFilter, ScoredMemory, Store, WriteMemories
 
 log = logging.getLogger(__name__)
 
-Judge = Callable[[str, str], Judgement]
+NOTHING_RELATED = "no current memory it repeats, changes or contradicts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,8 @@ class _Match:
     existing: Memory
     similarity: float
     judgement: Judgement
+    judge: str = RULES_JUDGE
+    close_call: str | None = None
 
 
 class WritePath:
@@ -59,7 +68,7 @@ class WritePath:
         settings: Settings,
         clock: Clock,
         write: WriteMemories,
-        judge: Judge | None = None,
+        judge: WriteJudge,
     ) -> None:
         """`write` stores new memories (with their neighbour context); everything else
         goes to `store` directly."""
@@ -67,72 +76,105 @@ class WritePath:
         self._write = write
         self._config = settings.write
         self._clock = clock
-        self._judge = judge or judge_offline
+        self._judge = judge
 
     def write(self, memory: Memory, vector: Matrix) -> WriteResult:
         """Decide what `memory` becomes and write it; `vector` is its embedding."""
-        match = self._closest_relation(memory, vector)
+        match, closest = self._closest_relation(memory, vector)
         if match is None:
-            self._write([memory], [vector])
-            return WriteResult(
-                action=WriteAction.CREATED,
-                memory=memory,
-                reason="no current memory it repeats, changes or contradicts",
-            )
+            return self._create(memory, vector, closest)
         verdict = match.judgement.verdict
         reason = match.judgement.reason
         if verdict == "contradiction" and _explicitly_later(memory, match.existing):
             verdict = "update"
             reason += "; the new statement is dated later"
+        reason = _explained(reason, match)
         if verdict == "update":
-            result = self._supersede(match.existing, memory, vector)
+            action = WriteAction.SUPERSEDED
+        elif verdict == "contradiction":
+            action = WriteAction.CONFLICT
+        elif self._is_duplicate(match):
+            action = WriteAction.DUPLICATE
+        else:
+            action = WriteAction.REINFORCED
+        decision = Decision(
+            action=action,
+            reason=reason,
+            judge=match.judge,
+            related_id=match.existing.id,
+            at=self._clock(),
+        )
+        if action is WriteAction.SUPERSEDED:
+            result = self._supersede(match.existing, memory, vector, decision)
             renamed = find_rename(match.existing.content, memory.content)
             result = result.model_copy(update={"renamed": renamed})
-        elif verdict == "contradiction":
-            result = self._conflict(match.existing, memory, vector)
+        elif action is WriteAction.CONFLICT:
+            result = self._conflict(match.existing, memory, vector, decision)
         else:
-            action = WriteAction.DUPLICATE if self._is_duplicate(match) else WriteAction.REINFORCED
-            result = self._reinforce(match.existing, memory, action)
-        return result.model_copy(update={"reason": f"{reason} (cosine {match.similarity:.2f})"})
+            result = self._reinforce(match.existing, memory, decision)
+        return result.model_copy(
+            update={"reason": reason, "judge": match.judge, "close_call": match.close_call}
+        )
 
-    def _closest_relation(self, memory: Memory, vector: Matrix) -> _Match | None:
-        """The most similar neighbour the new memory changes or restates, if any.
+    def _create(self, memory: Memory, vector: Matrix, closest: _Match | None) -> WriteResult:
+        """Store `memory` as new; when a neighbour was judged and passed over, the
+        decision says which and why (the call a person may want to check)."""
+        if closest is None:
+            self._write([memory], [vector])
+            return WriteResult(action=WriteAction.CREATED, memory=memory, reason=NOTHING_RELATED)
+        reason = _explained(
+            f"the closest, {closest.existing.short_id}, is another fact: "
+            f"{closest.judgement.reason}",
+            closest,
+        )
+        decision = Decision(
+            action=WriteAction.CREATED,
+            reason=reason,
+            judge=closest.judge,
+            related_id=closest.existing.id,
+            at=self._clock(),
+        )
+        created = memory.model_copy(update={"decisions": with_decision(memory.decisions, decision)})
+        self._write([created], [vector])
+        return WriteResult(
+            action=WriteAction.CREATED,
+            memory=created,
+            reason=reason,
+            judge=closest.judge,
+            close_call=closest.close_call,
+        )
+
+    def _closest_relation(
+        self, memory: Memory, vector: Matrix
+    ) -> tuple[_Match | None, _Match | None]:
+        """The most similar neighbour the new memory changes or restates, if any; and
+        the closest neighbour judged another fact (to explain a new memory).
 
         A neighbour the judge calls distinct (or whose softer verdict the embeddings do
-        not back, see `_settle`) is passed over: a less similar one may still be the fact
-        this statement updates. A restatement that is not a duplicate is kept only as a
+        not back) is passed over: a less similar one may still be the fact this
+        statement updates. A restatement that is not a duplicate is kept only as a
         fallback, for the same reason.
         """
         best: _Match | None = None
+        passed: _Match | None = None
+        budget: StatementBudget = self._judge.budget()
         for hit in self._neighbours(memory, vector):
             if hit.score < self._config.related_threshold:
                 break
-            judgement = self._settle(self._judge(hit.memory.content, memory.content), hit.score)
-            if judgement is None:
+            ruling = self._judge.rule(hit.memory.content, memory.content, hit.score, budget)
+            candidate = _Match(
+                hit.memory, hit.score, ruling.judgement, ruling.judge, ruling.close_call
+            )
+            if ruling.distinct:
+                passed = passed or candidate
                 continue
-            candidate = _Match(hit.memory, hit.score, judgement)
-            if judgement.verdict in ("update", "contradiction") or self._is_duplicate(candidate):
+            verdict = ruling.judgement.verdict
+            if verdict in ("update", "contradiction") or self._is_duplicate(candidate):
                 # A statement already stored as it is folds into it even when it also
                 # changes an older fact: that change was recorded when it first came.
-                return candidate
+                return candidate, passed
             best = best or candidate
-        return best
-
-    def _settle(self, judgement: Judgement, similarity: float) -> Judgement | None:
-        """The verdict once the embeddings have had their say; None for a distinct fact."""
-        bands: dict[str, tuple[Verdict, float, str]] = {
-            "change": ("update", self._config.change_threshold, "close in meaning"),
-            "elaboration": ("paraphrase", self._config.elaborate_threshold, "close in meaning"),
-            "paraphrase": ("paraphrase", self._config.restate_threshold, ""),
-        }
-        if judgement.verdict == "distinct":
-            return None
-        if judgement.verdict not in bands:
-            return judgement
-        verdict, floor, note = bands[judgement.verdict]
-        if similarity < floor:
-            return None
-        return Judgement(verdict, f"{judgement.reason}, {note}" if note else judgement.reason)
+        return best, passed
 
     def _is_duplicate(self, match: _Match) -> bool:
         """The same words (case, articles, punctuation and contractions aside), or so
@@ -156,9 +198,17 @@ class WritePath:
         hits = self._store.search_dense(vector, MemoryFilter(), k * 4)
         return [h for h in hits if h.memory.project is None][:k]
 
-    def _supersede(self, old: Memory, new: Memory, vector: Matrix) -> WriteResult:
+    def _supersede(
+        self, old: Memory, new: Memory, vector: Matrix, decision: Decision
+    ) -> WriteResult:
         changed_at = max(new.valid_from, old.valid_from)
-        current = new.model_copy(update={"supersedes_id": old.id, "valid_from": changed_at})
+        current = new.model_copy(
+            update={
+                "supersedes_id": old.id,
+                "valid_from": changed_at,
+                "decisions": with_decision(new.decisions, decision),
+            }
+        )
         retired = old.model_copy(
             update={
                 "valid_to": changed_at,
@@ -167,13 +217,20 @@ class WritePath:
             }
         )
         journal.record(
-            self._store, "capture:supersede", self._clock(), before=[old], created=[current.id]
+            self._store,
+            "capture:supersede",
+            self._clock(),
+            before=[old],
+            created=[current.id],
+            note=decision.describe(),
         )
         self._write([current], [vector])
         self._store.update_memories([retired])
         return WriteResult(action=WriteAction.SUPERSEDED, memory=current, related=retired)
 
-    def _conflict(self, existing: Memory, new: Memory, vector: Matrix) -> WriteResult:
+    def _conflict(
+        self, existing: Memory, new: Memory, vector: Matrix, decision: Decision
+    ) -> WriteResult:
         if existing.conflict_status is ConflictStatus.ACTIVE and existing.conflict_group_id:
             group = existing.conflict_group_id
             members = self._group_members(group) or [existing]
@@ -185,6 +242,7 @@ class WritePath:
                 "conflict_group_id": group,
                 "conflict_status": ConflictStatus.ACTIVE,
                 "contradicts_ids": member_ids,
+                "decisions": with_decision(new.decisions, decision),
             }
         )
         updated = [
@@ -199,7 +257,12 @@ class WritePath:
             for m in members
         ]
         journal.record(
-            self._store, "capture:conflict", self._clock(), before=members, created=[joined.id]
+            self._store,
+            "capture:conflict",
+            self._clock(),
+            before=members,
+            created=[joined.id],
+            note=decision.describe(),
         )
         self._write([joined], [vector])
         self._store.update_memories(updated)
@@ -209,9 +272,13 @@ class WritePath:
         active = MemoryFilter(conflict_statuses=[ConflictStatus.ACTIVE])
         return [m for m in self._store.iter_memories(active) if m.conflict_group_id == group]
 
-    def _reinforce(self, existing: Memory, new: Memory, action: WriteAction) -> WriteResult:
+    def _reinforce(self, existing: Memory, new: Memory, decision: Decision) -> WriteResult:
+        """Fold `new` into `existing`; the statement is kept in the decision, since a
+        repeat or paraphrase is not stored as a memory of its own."""
+        folded = decision.model_copy(update={"statement": new.content, "related_id": None})
         reinforced = existing.model_copy(
             update={
+                "decisions": with_decision(existing.decisions, folded),
                 "confidence": min(1.0, existing.confidence + self._config.reinforce_step),
                 "reinforced_count": existing.reinforced_count + 1,
                 "tags": list(dict.fromkeys([*existing.tags, *new.tags])),
@@ -219,29 +286,20 @@ class WritePath:
             }
         )
         self._store.update_memories([reinforced])
-        log.debug("%s %s into %s", action.value, new.content[:60], existing.short_id)
-        return WriteResult(action=action, memory=reinforced, related=existing)
+        log.debug("%s %s into %s", decision.action.value, new.content[:60], existing.short_id)
+        return WriteResult(action=decision.action, memory=reinforced, related=existing)
+
+
+def _explained(reason: str, match: _Match) -> str:
+    """The reason with the cosine it was judged at, and the close call a pair model or
+    an LLM settled (so a reader knows why the rules did not decide alone)."""
+    reason = f"{reason.rstrip('. ')} (cosine {match.similarity:.2f})"
+    if match.close_call is not None and match.judge != RULES_JUDGE:
+        reason += f"; a close call for the rules: {match.close_call}"
+    return reason
 
 
 def _explicitly_later(new: Memory, old: Memory) -> bool:
     """The new statement carries its own validity time (a `valid_at` from extraction),
     and it is later than the old one's: a contradiction that says which is newer."""
     return new.valid_from != new.created_at and new.valid_from > old.valid_from
-
-
-def llm_judge(llm: LLMClient | None, timeout: float) -> Judge | None:
-    """The LLM's judgement when one is configured; the offline one when a call fails."""
-    if llm is None:
-        return None
-    client = llm
-
-    def judge(old: str, new: str) -> Judgement:
-        try:
-            verdict = judge_with_llm(client, new, old, timeout=timeout)
-        except LLMError as exc:
-            log.warning("LLM judge failed, using the offline judge: %s", exc)
-            return judge_offline(old, new)
-        kind = "distinct" if verdict == "unrelated" else verdict
-        return Judgement(kind, f"{client.name} says {verdict}")
-
-    return judge

@@ -1,11 +1,14 @@
 """Figures of a pairs run: accuracy, per-class precision and recall, the confusion matrix.
 
 Reported per part of the dataset (a development part and a held-out part, say) and over
-all pairs, so tuning on one part cannot hide what it does to the other.
+all pairs, so tuning on one part cannot hide what it does to the other; and for the
+close calls (`capture/ambiguity.py`): how many pairs the band holds, how many of the
+errors fall inside it, and who decided them (the rules, a pair model, an LLM).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +42,19 @@ def _figures(outcomes: Sequence[PairOutcome]) -> dict[str, Any]:
     }
 
 
+def _close_calls(outcomes: Sequence[PairOutcome]) -> dict[str, Any]:
+    close = [o for o in outcomes if o.close_call]
+    right = sum(o.expected == o.decided for o in close)
+    return {
+        "pairs": len(close),
+        "share": round(len(close) / len(outcomes), 4) if outcomes else None,
+        "accuracy": round(right / len(close), 4) if close else None,
+        "errors_inside": len(close) - right,
+        "errors": sum(o.expected != o.decided for o in outcomes),
+        "judges": dict(Counter(o.judge for o in close)),
+    }
+
+
 def pairs_json(run: PairsRun) -> dict[str, Any]:
     parts = list(dict.fromkeys(o.part for o in run.outcomes))
     by_part = {part: _figures([o for o in run.outcomes if o.part == part]) for part in parts}
@@ -48,6 +64,7 @@ def pairs_json(run: PairsRun) -> dict[str, Any]:
         "dataset": run.dataset,
         "variant": run.variant,
         "parts": by_part,
+        "close_calls": _close_calls(run.outcomes),
         "seconds": round(run.seconds, 3),
         "misses": [o.model_dump() for o in run.outcomes if o.expected != o.decided],
     }
@@ -64,6 +81,7 @@ def pairs_text(runs: Sequence[PairsRun]) -> str:
         if lines:
             lines.append("")
         lines += _part_table(base)
+        lines.append(_close_line(base["close_calls"]))
         lines += ["", *_confusion(base)]
         if len(mine) > 1:
             lines += ["", *_variant_rows(mine)]
@@ -105,11 +123,35 @@ def _confusion(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _close_line(close: dict[str, Any]) -> str:
+    return (
+        f"close calls: {close['pairs']} pairs ({_percent(close['share'])} %), holding "
+        f"{close['errors_inside']} of the {close['errors']} errors; "
+        f"{_percent(close['accuracy'])} % right inside"
+    )
+
+
 def _variant_rows(runs: list[dict[str, Any]]) -> list[str]:
+    """Per variant: accuracy per part, then per class over all pairs (each class's
+    recall: the share of its pairs decided as labelled), and inside the close calls."""
     parts = list(runs[0]["parts"])
-    lines = [f"{'variant':<32}" + "".join(f" {part[:10]:>10}" for part in parts) + "  time"]
+    head = f"{'variant':<32}" + "".join(f" {part[:10]:>10}" for part in parts)
+    head += "".join(f" {label[:11]:>11}" for label in LABELS) + f" {'close calls':>12}  time"
+    lines = [head]
     for data in runs:
+        overall = data["parts"].get(ALL) or next(iter(data["parts"].values()))
         cells = "".join(f" {_percent(data['parts'][p]['accuracy']):>10}" for p in parts)
+        cells += "".join(f" {_percent(c['recall']):>11}" for c in overall["classes"].values())
+        cells += f" {_percent(data['close_calls']['accuracy']):>12}"
         lines.append(f"  {data['variant']:<30}{cells}  {data['seconds']:.1f} s")
-    lines.append("accuracy, % of pairs decided as labelled")
+    lines.append(
+        "accuracy, % of pairs decided as labelled: per part, per class (over all parts) "
+        "and inside the close calls"
+    )
+    if any(data["variant"].endswith("-replay") for data in runs):
+        lines.append(
+            "llm-*-replay: the LLM's answers are replayed over a mock transport, not a model's: "
+            "oracle answers each close call with its label (the ceiling), contrary with a "
+            "wrong one (the floor)"
+        )
     return lines

@@ -20,6 +20,7 @@ from cortex_tui.clock import frozen_clock
 from cortex_tui.config import StoreConfig
 from cortex_tui.engine.open import open_engine
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.eval.llm_replay import replay_client
 from cortex_tui.eval.measured import MeasuredEmbedder
 from cortex_tui.eval.pairs_dataset import PairLabel, PairsDataset
 from cortex_tui.eval.runner import Progress
@@ -43,6 +44,8 @@ class PairOutcome(BaseModel):
     expected: PairLabel
     decided: PairLabel
     reason: str
+    judge: str
+    close_call: bool
 
 
 class PairsRun(BaseModel):
@@ -85,6 +88,7 @@ def _run_one(
             clock=frozen_clock(dataset.now),
             embedder=embedder,
             store_path=Path(tmp) / "store",
+            llm=replay_client(dataset, variant.llm_replay) if variant.llm_replay else None,
         )
         with closing(engine):
             for done, pair in enumerate(dataset.pairs, 1):
@@ -101,6 +105,8 @@ def _run_one(
                         expected=pair.label,
                         decided=ACTION_LABEL[result.action],
                         reason=result.reason,
+                        judge=result.judge,
+                        close_call=result.close_call is not None,
                     )
                 )
                 if progress is not None:
@@ -119,6 +125,10 @@ def check_variants_fit(retrieval_datasets: int, variants: Sequence[Variant]) -> 
     if not retrieval_datasets:
         return
     for variant in variants[1:]:
+        if variant.llm_replay:
+            raise InvalidInputError(
+                "--llm-replay replays the write-path judge's answers: run pairs datasets alone"
+            )
         changed = [key for key in variant.changes if key.split(".")[0] == "write"]
         if changed:
             raise InvalidInputError(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from cortex_tui.config import Settings, with_override
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.eval.llm_replay import REPLAY_MODES, ReplayMode
 
 BASE = "base"
 RUN_SECTIONS = ("recall", "embedder", "write", "context")
@@ -26,6 +27,22 @@ class Variant:
     name: str
     settings: Settings
     changes: dict[str, str] = field(default_factory=dict)
+    llm_replay: ReplayMode | None = None
+    """Pairs only: the judge's LLM answers are replayed (`eval/llm_replay.py`)."""
+
+
+def replay_variants(base: Settings, modes: Sequence[str]) -> list[Variant]:
+    """One variant per `--llm-replay` mode: the base settings, an LLM judge replayed."""
+    variants = []
+    for mode in dict.fromkeys(m.strip().lower() for m in modes):
+        chosen = next((m for m in REPLAY_MODES if m == mode), None)
+        if chosen is None:
+            raise InvalidInputError(
+                f"--llm-replay {mode!r}: give {' or '.join(REPLAY_MODES)}, or both comma-separated"
+            )
+        name = f"llm-{chosen}-replay"
+        variants.append(Variant(name, base, {"llm": f"{chosen} replay"}, llm_replay=chosen))
+    return variants
 
 
 def apply_sets(settings: Settings, assignments: Sequence[str]) -> tuple[Settings, dict[str, str]]:

@@ -34,6 +34,7 @@ class HookInputTooLarge(Exception):
 
 
 if TYPE_CHECKING:
+    from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
 
 
@@ -189,7 +190,7 @@ def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging
             return ""
         from cortex_tui.recall.request import RecallRequest
 
-        engine = _open_engine()
+        engine = _open_engine(settings)
         try:
             response = engine.recall(
                 RecallRequest(
@@ -205,7 +206,13 @@ def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging
     spool = spool_turn(event, home, log)
     if spool is None or not spool.pending():
         return ""
-    engine = _open_engine()
+    # The turn is captured on the agent's clock here: close calls get the hook's LLM
+    # budget, and no pair model is loaded (a second or two for a big one); the service,
+    # which captures in the background, uses both.
+    write = settings.write.model_copy(
+        update={"judge_budget_ms": settings.write.judge_budget_ms_hook, "pair_model": None}
+    )
+    engine = _open_engine(settings.model_copy(update={"write": write}))
     try:
         drain_spool(spool, lambda item, progress: capture_turn(engine, item, progress), log)
     finally:
@@ -213,11 +220,10 @@ def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging
     return ""
 
 
-def _open_engine() -> LocalEngine:
-    from cortex_tui.config import load_settings
+def _open_engine(settings: Settings) -> LocalEngine:
     from cortex_tui.engine.open import open_engine
 
-    return open_engine(load_settings())
+    return open_engine(settings)
 
 
 def hook_main(argv: list[str]) -> int:

@@ -168,7 +168,8 @@ def capture_turn(engine: Captures, item: dict[str, Any], progress: TurnProgress)
         source="hook",
         progress=progress,
     )
-    return "; ".join(o.describe()[:80] for o in report.outcomes) or "nothing durable"
+    said = [o.describe().splitlines()[0][:80] for o in report.outcomes]
+    return "; ".join(said) or "nothing durable"
 
 
 def spool_draft(draft: dict[str, Any], home: Path, log: logging.Logger) -> str:

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cortex_tui.errors import ConfigError
 from cortex_tui.llm.base import (
+    JsonTool,
     LLMError,
     RetryableLLMError,
     Sleep,
     call_with_retries,
+    json_object,
     parse_retry_after,
     process_semaphore,
 )
@@ -76,21 +78,60 @@ class AnthropicClient:
             sleep=self._sleep,
         )
 
+    def complete_json(
+        self, system: str, user: str, tool: JsonTool, max_tokens: int, timeout: float
+    ) -> dict[str, Any]:
+        """The answer as the input of `tool`, which the model is made to call
+        (`tool_choice`), so the API holds it to the schema."""
+        return call_with_retries(
+            lambda: self._tool_input(
+                self._create(
+                    system,
+                    user,
+                    max_tokens,
+                    timeout,
+                    tools=[
+                        {
+                            "name": tool.name,
+                            "description": tool.description,
+                            "input_schema": dict(tool.schema),
+                        }
+                    ],
+                    tool_choice={
+                        "type": "tool",
+                        "name": tool.name,
+                        "disable_parallel_tool_use": True,
+                    },
+                ),
+                tool,
+                max_tokens,
+            ),
+            retries=self._retries,
+            semaphore=self._semaphore,
+            sleep=self._sleep,
+        )
+
     def _complete_once(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
+        return self._text_of(self._create(system, user, max_tokens, timeout), max_tokens)
+
+    def _create(
+        self, system: str, user: str, max_tokens: int, timeout: float, **tools: Any
+    ) -> anthropic.types.Message:
         import anthropic
 
         try:
-            message = self._sdk.messages.create(
+            message: anthropic.types.Message = self._sdk.messages.create(
                 model=self._model,
                 max_tokens=max_tokens,
                 # The API rejects an empty system text block, so an empty prompt is omitted.
                 system=system if system.strip() else anthropic.omit,
                 messages=[{"role": "user", "content": user}],
                 timeout=timeout,
+                **tools,
             )
         except anthropic.APIError as exc:
             raise self._translate(exc, timeout) from None
-        return self._text_of(message, max_tokens)
+        return message
 
     def _translate(self, exc: anthropic.APIError, timeout: float) -> Exception:
         """The `LLMError` (final) or `RetryableLLMError` (transient) for an SDK error."""
@@ -137,8 +178,18 @@ class AnthropicClient:
             return RetryableLLMError(f"the Anthropic API failed (HTTP {status}: {detail})")
         return LLMError(f"the Anthropic API rejected the request (HTTP {status}: {detail})")
 
-    def _text_of(self, message: anthropic.types.Message, max_tokens: int) -> str:
-        """Joined text blocks; a refusal or an answer without text is an `LLMError`."""
+    def _tool_input(
+        self, message: anthropic.types.Message, tool: JsonTool, max_tokens: int
+    ) -> dict[str, Any]:
+        """The input of the `tool` call; a refusal, or an answer without the call (and
+        without a JSON object in its text instead), is an `LLMError`."""
+        self._check_refusal(message)
+        for block in message.content:
+            if block.type == "tool_use" and block.name == tool.name:
+                return dict(block.input)
+        return json_object(self._text_of(message, max_tokens), f"Claude ({self._model})")
+
+    def _check_refusal(self, message: anthropic.types.Message) -> None:
         if message.stop_reason == "refusal":
             details = message.stop_details
             why = f": {details.explanation}" if details and details.explanation else ""
@@ -146,6 +197,10 @@ class AnthropicClient:
                 f"Claude ({self._model}) declined the request (stop_reason 'refusal'{why}); "
                 "this text is left to the offline heuristics"
             )
+
+    def _text_of(self, message: anthropic.types.Message, max_tokens: int) -> str:
+        """Joined text blocks; a refusal or an answer without text is an `LLMError`."""
+        self._check_refusal(message)
         text = "".join(block.text for block in message.content if block.type == "text")
         if text.strip():
             return text

@@ -1,16 +1,21 @@
 """The `LLMClient` protocol and the retry and concurrency rules every backend shares.
 
-The engine needs one thing from a language model: a system prompt and a user message in,
-text out. Keeping that surface this small lets capture, contradiction checks and
-re-ranking run against Claude, an OpenAI-compatible gateway, Ollama or a test double
-alike. This module imports only the standard library, so choosing "no LLM" costs nothing.
+The engine needs two things from a language model: a system prompt and a user message in,
+text out; or the same in and a JSON object of a given schema out (the write-path judge:
+each backend has its own way of holding a model to a schema, so the protocol asks for the
+object, not for text to parse). Keeping that surface this small lets capture,
+contradiction checks and re-ranking run against Claude, an OpenAI-compatible gateway,
+Ollama or a test double alike. This module imports only the standard library, so
+choosing "no LLM" costs nothing.
 """
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Callable
-from typing import Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from cortex_tui.errors import CortexError
 
@@ -29,6 +34,16 @@ class LLMError(CortexError):
     """
 
 
+@dataclass(frozen=True, slots=True)
+class JsonTool:
+    """A structured answer the model must give: its name, what it is for, and the JSON
+    schema of the object (Anthropic's tool input, OpenAI's and Ollama's response format)."""
+
+    name: str
+    description: str
+    schema: Mapping[str, Any]
+
+
 @runtime_checkable
 class LLMClient(Protocol):
     @property
@@ -38,6 +53,14 @@ class LLMClient(Protocol):
 
     def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
         """The model's text answer; raises `LLMError` once retries are exhausted."""
+        ...
+
+    def complete_json(
+        self, system: str, user: str, tool: JsonTool, max_tokens: int, timeout: float
+    ) -> dict[str, Any]:
+        """The model's answer as the object `tool` describes; raises `LLMError` for a
+        refusal or an answer that is not a JSON object. Checking the object's fields
+        against the schema is the caller's job (not every backend enforces it)."""
         ...
 
 
@@ -111,3 +134,14 @@ def chat_messages(system: str, user: str) -> list[dict[str, str]]:
     messages = [{"role": "system", "content": system}] if system.strip() else []
     messages.append({"role": "user", "content": user})
     return messages
+
+
+def json_object(text: str, who: str) -> dict[str, Any]:
+    """The JSON object a model wrote as text; `LLMError` naming `who` when it is not one."""
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        raise LLMError(f"{who} answered with malformed JSON: {text.strip()[:80]!r}") from None
+    if not isinstance(parsed, dict):
+        raise LLMError(f"{who} answered with JSON that is not an object: {text.strip()[:80]!r}")
+    return parsed

@@ -11,7 +11,15 @@ from typing import Any
 
 import httpx
 
-from cortex_tui.llm.base import LLMError, Sleep, call_with_retries, chat_messages, process_semaphore
+from cortex_tui.llm.base import (
+    JsonTool,
+    LLMError,
+    Sleep,
+    call_with_retries,
+    chat_messages,
+    json_object,
+    process_semaphore,
+)
 from cortex_tui.llm.openai_compat import post_json
 
 DEFAULT_MODEL = "llama3.2"
@@ -42,14 +50,24 @@ class OllamaChatClient:
         return f"ollama:{self._model}"
 
     def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
-        messages = chat_messages(system, user)
+        return self._text_of(self._chat(system, user, max_tokens, timeout))
+
+    def complete_json(
+        self, system: str, user: str, tool: JsonTool, max_tokens: int, timeout: float
+    ) -> dict[str, Any]:
+        """The answer under Ollama's structured outputs (`format` set to the schema)."""
+        answer = self._chat(system, user, max_tokens, timeout, format=dict(tool.schema))
+        return json_object(self._text_of(answer), f"Ollama model {self._model!r}")
+
+    def _chat(self, system: str, user: str, max_tokens: int, timeout: float, **extra: Any) -> Any:
         payload = {
             "model": self._model,
-            "messages": messages,
+            "messages": chat_messages(system, user),
             "stream": False,
             "options": {"num_predict": max_tokens},
+            **extra,
         }
-        answer = call_with_retries(
+        return call_with_retries(
             lambda: post_json(
                 self._http,
                 f"{self._url}/api/chat",
@@ -62,7 +80,6 @@ class OllamaChatClient:
             semaphore=self._semaphore,
             sleep=self._sleep,
         )
-        return self._text_of(answer)
 
     def _text_of(self, answer: Any) -> str:
         message = answer.get("message") if isinstance(answer, dict) else None

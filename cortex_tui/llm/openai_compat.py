@@ -16,11 +16,13 @@ from typing import Any
 import httpx
 
 from cortex_tui.llm.base import (
+    JsonTool,
     LLMError,
     RetryableLLMError,
     Sleep,
     call_with_retries,
     chat_messages,
+    json_object,
     parse_retry_after,
     process_semaphore,
 )
@@ -109,7 +111,31 @@ class OpenAICompatClient:
     def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
         messages = chat_messages(system, user)
         payload = {"model": self._model, "messages": messages, "max_tokens": max_tokens}
-        answer = call_with_retries(
+        return self._text_of(self._post(payload, timeout))
+
+    def complete_json(
+        self, system: str, user: str, tool: JsonTool, max_tokens: int, timeout: float
+    ) -> dict[str, Any]:
+        """The answer under a strict `json_schema` response format (structured outputs);
+        a gateway that ignores the format still has to answer with the object."""
+        payload = {
+            "model": self._model,
+            "messages": chat_messages(system, user),
+            "max_tokens": max_tokens,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "schema": dict(tool.schema),
+                    "strict": True,
+                },
+            },
+        }
+        return json_object(self._text_of(self._post(payload, timeout)), self._model)
+
+    def _post(self, payload: dict[str, Any], timeout: float) -> Any:
+        return call_with_retries(
             lambda: post_json(
                 self._http,
                 self._endpoint,
@@ -127,7 +153,6 @@ class OpenAICompatClient:
             semaphore=self._semaphore,
             sleep=self._sleep,
         )
-        return self._text_of(answer)
 
     def _text_of(self, answer: Any) -> str:
         """`choices[0].message.content` as text; a refusal or empty answer is an error."""

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from cortex_tui.curation import journal
+from cortex_tui.store.base import JournalEntry
+
 _MINUTE = 60
 _HOUR = 60 * _MINUTE
 _DAY = 24 * _HOUR
@@ -46,3 +49,9 @@ def one_line(text: str, width: int) -> str:
     """`text` on one line, cut to `width` characters with an ellipsis when longer."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: max(width - 1, 0)] + "…"
+
+
+def undone_summary(entries: list[JournalEntry]) -> str:
+    """What an undo reversed: each action with its note (a write-path decision's reason,
+    an entity merge's names), newest first."""
+    return "Undid " + "; ".join(journal.describe(e) for e in entries)

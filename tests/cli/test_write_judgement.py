@@ -73,6 +73,10 @@ def test_remember_decides_the_case(
     assert second["action"] == action, second["reason"]
     assert why in second["reason"].lower()
     assert second["related"]["id"] == first["memory"]["id"]
+    assert (second["judge"], second["close_call"]) == ("rules", None)
+    [decision] = second["memory"]["decisions"]
+    assert decision["action"] == action and decision["reason"] == second["reason"]
+    assert decision["related_id"] == first["memory"]["id"]
 
 
 def test_capture_decides_an_update_and_a_conflict(onnx_cli: Cli) -> None:
@@ -87,15 +91,16 @@ def test_capture_decides_an_update_and_a_conflict(onnx_cli: Cli) -> None:
         "--json",
     )
     assert r.code == 0, r.err
-    actions = {
-        o["candidate"]["content"]: o["result"]["action"]
-        for o in json.loads(r.out)["outcomes"]
-        if o["result"]
+    results = {
+        o["candidate"]["content"]: o["result"] for o in json.loads(r.out)["outcomes"] if o["result"]
     }
-    assert actions == {
+    assert {content: result["action"] for content, result in results.items()} == {
         "The image cache was reduced to 200 MB.": "superseded",
         "The billing service is written in Go.": "conflict",
     }, r.out
+    reasons = {content: result["reason"] for content, result in results.items()}
+    assert "'was reduced to'" in reasons["The image cache was reduced to 200 MB."]
+    assert "Ruby → Go" in reasons["The billing service is written in Go."]
 
 
 def test_post_hook_supersedes_a_moved_schedule(tmp_path: Path) -> None:
@@ -130,7 +135,9 @@ def test_a_wrong_supersession_is_undone(onnx_cli: Cli) -> None:
     assert new["action"] == "superseded"
     r = onnx_cli("undo", "--json")
     assert r.code == 0, r.err
-    assert json.loads(r.out)[0]["action"] == "capture:supersede"
+    [undone] = json.loads(r.out)
+    assert undone["action"] == "capture:supersede"
+    assert undone["note"] == f"superseded: {new['reason']}"
     restored = json.loads(onnx_cli("get", old["id"], "--json").out)
     assert restored["valid_to"] is None and restored["superseded_by_id"] is None
     listed = json.loads(onnx_cli("list", "--project", "atlas", "--json").out)
@@ -147,3 +154,21 @@ def test_a_rename_keeps_the_old_name_as_an_alias(onnx_cli: Cli) -> None:
     center = json.loads(r.out)["center"]
     assert (center["name"], center["aliases"]) == ("storefront", ["shopfront"])
     assert center["memory_ids"] == [renamed["memory"]["id"]]
+
+
+def test_the_reasons_read_in_every_text_view(onnx_cli: Cli) -> None:
+    """`remember`, `history`, `conflicts`, `get` and `undo` each say why."""
+    cache = _remember(onnx_cli, "The image cache holds 500 MB.")["memory"]["id"]
+    reduced = onnx_cli("remember", "The image cache was reduced to 200 MB.", "--project", "atlas")
+    assert reduced.code == 0, reduced.err
+    assert reduced.out.splitlines()[1].startswith("  why: a change is announced ('was reduced to')")
+    history = onnx_cli("history", cache)
+    assert "    why: superseded: a change is announced ('was reduced to')" in history.out
+    _remember(onnx_cli, "The billing service is written in Ruby.")
+    go = _remember(onnx_cli, "The billing service is written in Go.")
+    conflicts = onnx_cli("conflicts")
+    assert f"      why: conflict: {go['reason']}" in conflicts.out
+    shown = onnx_cli("get", go["memory"]["id"])
+    assert "decisions:\n  2026-" in shown.out and f"conflict: {go['reason']}" in shown.out
+    undone = onnx_cli("undo")
+    assert undone.out.startswith(f"undid capture:conflict (conflict: {go['reason']}) from ")

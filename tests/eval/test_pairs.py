@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
+from tests.engine.tiny_pair_model import write_pair_model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = DATA / "pairs" / "write-path-pairs.json"
 LABELS = ["duplicate", "reinforce", "update", "contradiction", "new"]
+NLI = ("entailment", "neutral", "contradiction")
 
 
 @pytest.fixture
@@ -145,3 +147,81 @@ def test_the_project_corpus_stays_decided_well(onnx_cli: Cli) -> None:
     for part in ("dev", "heldout"):
         for label in LABELS:
             assert parts[part]["classes"][label]["recall"] >= 0.8, (part, label, parts[part])
+
+
+CLOSE = [
+    {
+        # The rules find different claims, the embeddings a close pair (0.72).
+        "id": "train",
+        "part": "dev",
+        "label": "reinforce",
+        "old": "The release train leaves every second Tuesday.",
+        "new": "We ship a release train on alternate Tuesdays.",
+    },
+    {
+        # Another value for a claim the embeddings barely relate (0.52).
+        "id": "lead",
+        "part": "dev",
+        "label": "contradiction",
+        "old": "Priya leads the platform team.",
+        "new": "Marco leads the platform team.",
+    },
+    {
+        "id": "port",
+        "part": "heldout",
+        "label": "update",
+        "old": "The API runs on port 8443.",
+        "new": "The API moved to port 9000.",
+    },
+]
+
+
+def test_close_calls_under_replayed_llms_and_a_pair_model(onnx_cli: Cli, tmp_path: Path) -> None:
+    model = write_pair_model(tmp_path / "nli", NLI, {"alternate": {"entailment": 5.0}})
+    r = onnx_cli(
+        "eval",
+        str(_pairs(tmp_path, CLOSE)),
+        "--llm-replay",
+        "oracle,contrary",
+        "--variant",
+        f"pair:write.pair_model={model}",
+        "--json",
+    )
+    assert r.code == 0, r.err
+    runs = {run["variant"]: run for run in json.loads(r.out)["pairs"]}
+    assert list(runs) == ["base", "pair", "llm-oracle-replay", "llm-contrary-replay"]
+    base = runs["base"]["close_calls"]
+    assert (base["pairs"], base["errors_inside"], base["errors"]) == (2, 1, 1)
+    assert base["judges"] == {"rules": 2}
+    oracle = runs["llm-oracle-replay"]
+    assert oracle["parts"]["all"]["accuracy"] == 1.0
+    assert oracle["close_calls"]["judges"] == {"anthropic:oracle-replay": 2}
+    contrary = runs["llm-contrary-replay"]
+    assert contrary["close_calls"]["accuracy"] == 0.0
+    assert contrary["parts"]["heldout"]["accuracy"] == 1.0  # the clear update is the rules'
+    pair = runs["pair"]
+    assert pair["parts"]["all"]["accuracy"] == 1.0
+    assert pair["close_calls"]["judges"] == {"pair model tiny-nli": 1, "rules": 1}
+    text = onnx_cli("eval", str(_pairs(tmp_path, CLOSE)), "--llm-replay", "oracle")
+    assert text.code == 0, text.err
+    assert "close calls: 2 pairs (66.7 %), holding 1 of the 1 errors" in text.out
+    assert "llm-*-replay: the LLM's answers are replayed over a mock transport" in text.out
+    assert "  llm-oracle-replay " in text.out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--llm-replay", "maybe"], "--llm-replay 'maybe': give oracle or contrary"),
+        (
+            [str(DATA / "eval" / "team-retrieval.json"), "--llm-replay", "oracle"],
+            "run pairs datasets alone",
+        ),
+    ],
+)
+def test_a_wrong_llm_replay_is_named(
+    onnx_cli: Cli, tmp_path: Path, extra: list[str], message: str
+) -> None:
+    r = onnx_cli("eval", str(_pairs(tmp_path, CLOSE[:1])), *extra)
+    assert r.code == 2 and r.err.count("\n") == 1, r.err
+    assert message in r.err

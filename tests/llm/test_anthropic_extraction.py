@@ -1,4 +1,4 @@
-"""Extraction and the judge end to end through the real Anthropic SDK (mock transport)."""
+"""Extraction end to end through the real Anthropic SDK (mock transport)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Callable
 import httpx2
 import pytest
 
-from cortex_tui.capture.judge import judge_with_llm
 from cortex_tui.capture.llm_extract import extract_with_llm
 from cortex_tui.llm.anthropic_client import AnthropicClient
 from cortex_tui.llm.base import LLMError
@@ -129,20 +128,3 @@ def test_empty_text_makes_no_request(anthropic_script: Build) -> None:
     client, script = anthropic_script((200, message("[]")))
     assert extract_with_llm(client, "  \n ", project=None) == []
     assert script.requests == []
-
-
-def test_judge_through_the_sdk(anthropic_script: Build) -> None:
-    client, script = anthropic_script((200, message("Update.")))
-    verdict = judge_with_llm(client, "Alice now works at Globex.", "Alice works at <Initech>.")
-    assert verdict == "update"
-    body = script.requests[0]
-    assert body["max_tokens"] == 64
-    assert (
-        "<existing>\nAlice works at &lt;Initech&gt;.\n</existing>" in body["messages"][0]["content"]
-    )
-
-
-def test_judge_without_verdict_raises(anthropic_script: Build) -> None:
-    client, _ = anthropic_script((200, message("I am not able to tell.")))
-    with pytest.raises(LLMError, match="gave no verdict"):
-        judge_with_llm(client, "a", "b")

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from cortex_tui.capture.judge import JUDGE_TOOL, LLMJudgement, judge_with_llm
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.llm.ollama_chat import OllamaChatClient
 from cortex_tui.llm.openai_compat import OpenAICompatClient
@@ -179,6 +180,44 @@ def test_ollama_request_shape(http_script: Build) -> None:
         "stream": False,
         "options": {"num_predict": 128},
     }
+
+
+def test_openai_judge_asks_for_the_schema(http_script: Build) -> None:
+    http, script = http_script((200, chat_completion('{"label": "update", "reason": "moved"}')))
+    answer = judge_with_llm(openai(http, script), "Standup moved to 10:00.", "Standup is 9:30.")
+    assert answer == LLMJudgement("update", "moved")
+    sent = script.requests[0]["response_format"]
+    assert sent["type"] == "json_schema"
+    assert sent["json_schema"]["name"] == "record_judgement"
+    assert sent["json_schema"]["strict"] is True
+    assert sent["json_schema"]["schema"] == dict(JUDGE_TOOL.schema)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"label": "update", "reason": ', "malformed JSON"),
+        ('["update"]', "not an object"),
+        ('{"label": "probably update", "reason": "x"}', "not one of"),
+    ],
+)
+def test_openai_judge_rejects_a_bad_answer(http_script: Build, content: str, message: str) -> None:
+    http, script = http_script((200, chat_completion(content)))
+    with pytest.raises(LLMError, match=message):
+        judge_with_llm(openai(http, script), "a", "b")
+
+
+def test_ollama_judge_sets_the_format_to_the_schema(http_script: Build) -> None:
+    http, script = http_script((200, ollama_reply('{"label": "new", "reason": "other team"}')))
+    answer = judge_with_llm(ollama(http, script), "a", "b")
+    assert answer == LLMJudgement("new", "other team")
+    assert script.requests[0]["format"] == dict(JUDGE_TOOL.schema)
+
+
+def test_ollama_judge_malformed_json(http_script: Build) -> None:
+    http, script = http_script((200, ollama_reply("update, I think")))
+    with pytest.raises(LLMError, match=r"Ollama model 'qwen3:4b' answered with malformed JSON"):
+        judge_with_llm(ollama(http, script), "a", "b")
 
 
 def test_ollama_missing_model(http_script: Build) -> None:

@@ -106,8 +106,11 @@ def test_conflict_groups_resolve_merge_dismiss(any_engine: Engine) -> None:
         MemoryDraft(content="Code freeze before a release starts on Thursday.")
     )
     assert result.action is WriteAction.CONFLICT
+    assert "Wednesday → Thursday" in result.reason and result.judge == "rules"
     groups = any_engine.conflicts()
     assert len(groups) == 1 and {m.id for m in groups[0].members} == {a, result.memory.id}
+    why = next(m for m in groups[0].members if m.id == result.memory.id).decisions[-1]
+    assert (why.action, why.reason, why.related_id) == (WriteAction.CONFLICT, result.reason, a)
     kept = any_engine.resolve(groups[0].id, a)
     assert kept.id == a
     loser = any_engine.get(result.memory.id)

@@ -7,7 +7,7 @@ from textual.widgets import DataTable, OptionList
 
 from cortex_tui.demo.loader import demo_id
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.models import MemoryDraft
+from cortex_tui.models import MemoryDraft, WriteAction
 from cortex_tui.tui.panes.history import HistoryPane, chain_heads
 from cortex_tui.tui.panes.memories import MemoriesPane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
@@ -160,3 +160,25 @@ def test_a_rewrite_is_shown_plain_not_as_a_word_soup() -> None:
     diff = word_diff(old, new)
     assert diff.rewritten and diff.content.plain == new and diff.content.spans == []
     assert not word_diff(old, old.replace("14.10", "14.11")).rewritten
+
+
+async def test_a_supersession_shows_its_reason_and_undo_names_it(
+    onnx_demo_engine: LocalEngine,
+) -> None:
+    engine = onnx_demo_engine
+    engine.remember(MemoryDraft(content="The billing service is written in Ruby.", project="pay"))
+    new = engine.remember(
+        MemoryDraft(content="The billing service is now written in Go.", project="pay")
+    )
+    assert new.action is WriteAction.SUPERSEDED, new.reason
+    app = PaneApp(HistoryPane(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        versions = app.query_one("#history-versions", OptionList)
+        newest = str(versions.options[0].prompt)
+        assert f"why superseded: {new.reason}" in " ".join(newest.split())
+        app.query_one("#history-versions", OptionList).focus()
+        await pilot.press("u")
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert f"Undid capture:supersede (superseded: {new.reason})" in said

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Input, OptionList
 
 from cortex_tui.demo.loader import demo_id
 from cortex_tui.engine.local import LocalEngine
+from cortex_tui.tui.panes.conflicts import ConflictsPane
 from cortex_tui.tui.scenes import Scene, scenes, settle, show_pane
 from cortex_tui.tui.screenshots import demo_app
 from cortex_tui.tui.widgets.neighbour_tree import NeighbourTree
@@ -56,6 +57,17 @@ async def _keep_confirmation(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def _staging_conflict(pilot: Pilot[None]) -> None:
+    """A group the LLM judge made: each member's facts, and why they conflict."""
+    await _started(pilot)
+    await show_pane(pilot, "2")
+    groups = pilot.app.query_one("#conflict-groups", OptionList)
+    pane = pilot.app.query_one(ConflictsPane)
+    staging = pane.engine.get(demo_id("m024")).conflict_group_id
+    groups.highlighted = groups.get_option_index(staging)
+    await settle(pilot)
+
+
 async def _postgres_chain(pilot: Pilot[None]) -> None:
     await _started(pilot)
     await show_pane(pilot, "3")
@@ -88,25 +100,40 @@ async def _harbor_memories(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def _a_reinforced_memory(pilot: Pilot[None]) -> None:
+    """The detail of a memory that absorbed a paraphrase: why, and what it absorbed."""
+    await _started(pilot)
+    await show_pane(pilot, "5")
+    pilot.app.query_one("#memories-text", Input).value = "Vault"
+    await settle(pilot)
+    pilot.app.query_one(DataTable).focus()
+    await pilot.press("down")
+    await settle(pilot)
+
+
 @pytest.mark.parametrize(
     ("prepare", "size"),
     [
         (_keep_confirmation, NARROW),
+        (_staging_conflict, NARROW),
         (_postgres_chain, NARROW),
         (_postgres_chain, WIDE),
         (_walked_to_priya, NARROW),
         (_walked_to_priya, WIDE),
         (_harbor_memories, NARROW),
         (_harbor_memories, WIDE),
+        (_a_reinforced_memory, NARROW),
     ],
     ids=[
         "conflicts-keep-100x30",
+        "conflicts-reason-100x30",
         "history-diff-100x30",
         "history-diff-200x50",
         "graph-walk-100x30",
         "graph-walk-200x50",
         "memories-filtered-100x30",
         "memories-filtered-200x50",
+        "memories-decision-100x30",
     ],
 )
 def test_state(

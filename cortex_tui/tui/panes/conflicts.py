@@ -24,11 +24,12 @@ from textual.widgets.option_list import Option
 
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.models import Memory
+from cortex_tui.models import Memory, WriteAction
 from cortex_tui.store.base import JournalEntry
-from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.formatting import age, one_line, undone_summary
 from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged, titled
 from cortex_tui.tui.widgets.confirm import ConfirmModal
+from cortex_tui.tui.widgets.decision import decision_line
 from cortex_tui.tui.widgets.text_edit import EditTextModal
 
 _SUBJECT_WIDTH = 30
@@ -70,8 +71,13 @@ def member_meta(memory: Memory, now: datetime) -> Content:
 
 
 def member_prompt(memory: Memory, now: datetime) -> Content:
-    """The member's facts, then its full text (plain `Content`: brackets stay intact)."""
-    return Content.assemble(member_meta(memory, now), "\n", Content(memory.content))
+    """The member's facts, its full text (plain `Content`: brackets stay intact), and why
+    the write path put it in the group, when it did."""
+    prompt = Content.assemble(member_meta(memory, now), "\n", Content(memory.content))
+    why = memory.last_decision(WriteAction.CONFLICT)
+    if why is None:
+        return prompt
+    return Content.assemble(prompt, "\n", decision_line(why))
 
 
 def keep_body(kept: Memory, retired: list[Memory]) -> Content:
@@ -282,7 +288,7 @@ class ConflictsPane(Pane):
         self.call_engine(lambda: engine.undo(1), self._undone, name="conflicts.undo")
 
     def _undone(self, entries: list[JournalEntry]) -> None:
-        self._written("Undid " + ", ".join(entry.action for entry in entries))
+        self._written(undone_summary(entries))
 
     def action_history(self) -> None:
         member = self.selected_member

@@ -28,7 +28,7 @@ from cortex_tui.errors import NotFoundError
 from cortex_tui.graph.views import EntityMatch, Neighbourhood, NeighbourNode
 from cortex_tui.models import Entity, Memory
 from cortex_tui.store.base import JournalEntry
-from cortex_tui.tui.formatting import age
+from cortex_tui.tui.formatting import age, undone_summary
 from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged, titled
 from cortex_tui.tui.widgets.choice import ChoiceModal
 from cortex_tui.tui.widgets.confirm import ConfirmModal
@@ -52,14 +52,6 @@ class Undone:
 
     entries: list[JournalEntry]
     trail: list[Entity]
-
-
-def undone_summary(entries: list[JournalEntry]) -> str:
-    """What was undone: each entry's action, and its note when it has one."""
-    parts = [
-        f"{e.action}: {e.payload['note']}" if e.payload.get("note") else e.action for e in entries
-    ]
-    return "Undid " + "; ".join(parts)
 
 
 def match_prompt(entity: Entity, matched: str | None = None) -> Content:

@@ -22,11 +22,12 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.models import Memory, MemoryStatus
+from cortex_tui.models import Memory, MemoryStatus, WriteAction
 from cortex_tui.store.base import JournalEntry, MemoryFilter
-from cortex_tui.tui.formatting import ago, one_line
+from cortex_tui.tui.formatting import ago, one_line, undone_summary
 from cortex_tui.tui.panes.base import Pane, StoreChanged, titled
 from cortex_tui.tui.widgets.confirm import ConfirmModal
+from cortex_tui.tui.widgets.decision import decision_line
 from cortex_tui.tui.widgets.word_diff import word_diff
 
 SCAN_PAGE = 500
@@ -104,7 +105,11 @@ def version_prompt(number: int, memory: Memory, older: Memory | None) -> Content
         )
     diff = word_diff(older.content, memory.content)
     provenance += " · rewritten" if diff.rewritten else f" · +{diff.added} −{diff.removed} words"
-    return Content.assemble(header, "\n", (provenance, "$text-muted"), "\n", diff.content)
+    prompt = Content.assemble(header, "\n", (provenance, "$text-muted"), "\n", diff.content)
+    why = memory.last_decision(WriteAction.SUPERSEDED)
+    if why is None:
+        return prompt
+    return Content.assemble(prompt, "\n", decision_line(why))
 
 
 class HistoryPane(Pane):
@@ -274,7 +279,7 @@ class HistoryPane(Pane):
         self.call_engine(lambda: engine.undo(1), self._undone, name="history.undo")
 
     def _undone(self, entries: list[JournalEntry]) -> None:
-        self._written("Undid " + ", ".join(entry.action for entry in entries))
+        self._written(undone_summary(entries))
 
     def action_reload(self) -> None:
         self.reload()

@@ -30,10 +30,11 @@ from textual.widgets import DataTable, Input, Select, Static
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, MemoryPage, MemoryStatus, MemoryType, Scope
 from cortex_tui.store.base import JournalEntry, MemoryFilter
-from cortex_tui.tui.formatting import age, ago, one_line
+from cortex_tui.tui.formatting import age, ago, one_line, undone_summary
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
 from cortex_tui.tui.widgets.choice import ChoiceModal
 from cortex_tui.tui.widgets.confirm import ConfirmModal
+from cortex_tui.tui.widgets.decision import decision_line
 from cortex_tui.tui.widgets.prompt import PromptModal
 from cortex_tui.tui.widgets.text_edit import EditTextModal
 
@@ -121,7 +122,7 @@ def state_of(memory: Memory) -> Content:
 def detail_content(memory: Memory, now: datetime) -> Content:
     """The highlighted memory in full: text, then the facts the table leaves out."""
     tags = ", ".join(memory.tags) or "no tags"
-    return Content.assemble(
+    facts = Content.assemble(
         Content(memory.content),
         "\n",
         state_of(memory),
@@ -131,6 +132,12 @@ def detail_content(memory: Memory, now: datetime) -> Content:
             "$text-muted",
         ),
     )
+    last = memory.last_decision()
+    if last is None:
+        return facts
+    earlier = len(memory.decisions) - 1
+    more = f"  ({earlier} earlier decision{'s' * (earlier != 1)})" if earlier else ""
+    return Content.assemble(facts, "\n", decision_line(last), (more, "$text-muted"))
 
 
 class MemoriesPane(Pane):
@@ -487,7 +494,7 @@ class MemoriesPane(Pane):
         self.call_engine(lambda: engine.undo(1), self._undone, name="memories.undo")
 
     def _undone(self, entries: list[JournalEntry]) -> None:
-        self._written("Undid " + ", ".join(entry.action for entry in entries))
+        self._written(undone_summary(entries))
 
     def action_history(self) -> None:
         memory = self._target()

@@ -1,0 +1,183 @@
+"""The write path's judge: the rules first, a second opinion on close calls only.
+
+The rules (`capture/contradiction.py`) read each pair's structure and the embeddings
+settle their softer verdicts. Where the two disagree or a verdict sits near its threshold
+(`capture/ambiguity.py`), a configured pair model (`capture/pair_model.py`) and then a
+configured LLM (`capture/judge.py`) may settle the call. Each is optional and each can
+fail; a failure, a timeout or an unsure answer leaves the rules' decision, and the reason
+says so. The LLM is asked within `write.judge_budget_ms` and at most
+`write.judge_max_calls` times per statement, so a slow provider slows a write by a
+bounded amount and never blocks it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cortex_tui.capture.ambiguity import close_call
+from cortex_tui.capture.contradiction import Judgement, Verdict, judge_offline
+from cortex_tui.capture.judge import JudgeLabel, LLMJudgement, judge_with_llm
+from cortex_tui.capture.pair_model import PairModel
+from cortex_tui.capture.statement import read
+from cortex_tui.config import Settings, WritePathConfig
+from cortex_tui.errors import ConfigError
+from cortex_tui.llm.base import LLMClient
+from cortex_tui.models import RULES_JUDGE
+
+log = logging.getLogger(__name__)
+
+Rules = Callable[[str, str], Judgement]
+
+LLM_VERDICTS: dict[JudgeLabel, Verdict] = {
+    "duplicate": "repeat",
+    "reinforce": "restatement",
+    "update": "update",
+    "contradiction": "contradiction",
+    "new": "distinct",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """The settled call on one neighbour ("distinct": another fact, with the reason)."""
+
+    judgement: Judgement
+    judge: str = RULES_JUDGE
+    close_call: str | None = None
+
+    @property
+    def distinct(self) -> bool:
+        return self.judgement.verdict == "distinct"
+
+
+@dataclass
+class StatementBudget:
+    """What one statement may still spend on the LLM."""
+
+    llm_calls: int
+    spent: list[str] = field(default_factory=list)
+
+
+class WriteJudge:
+    def __init__(
+        self,
+        config: WritePathConfig,
+        *,
+        llm: LLMClient | None = None,
+        pair_model: PairModel | None = None,
+        rules: Rules = judge_offline,
+    ) -> None:
+        self._config = config
+        self._llm = llm if config.llm_judge else None
+        self._pair_model = pair_model
+        self._rules = rules
+
+    def budget(self) -> StatementBudget:
+        return StatementBudget(llm_calls=self._config.judge_max_calls)
+
+    def rule(self, old: str, new: str, similarity: float, budget: StatementBudget) -> Ruling:
+        """How `new` relates to the stored `old`, at this cosine."""
+        raw = self._rules(old, new)
+        settled = self._settle(raw, similarity)
+        close = close_call(raw, similarity, self._config)
+        if close is None:
+            return Ruling(settled)
+        notes: list[str] = []
+        second = self._pair_opinion(old, new, close, notes) or self._llm_opinion(
+            old, new, close, budget, notes
+        )
+        if second is not None:
+            return second
+        if notes:
+            settled = Judgement(settled.verdict, f"{settled.reason} ({'; '.join(notes)})")
+        return Ruling(settled, RULES_JUDGE, close)
+
+    def _settle(self, judgement: Judgement, similarity: float) -> Judgement:
+        """The verdict once the embeddings have had their say."""
+        config = self._config
+        bands: dict[str, tuple[Verdict, float, str]] = {
+            "change": ("update", config.change_threshold, "close in meaning"),
+            "elaboration": ("paraphrase", config.elaborate_threshold, "close in meaning"),
+            "paraphrase": ("paraphrase", config.restate_threshold, ""),
+        }
+        if judgement.verdict not in bands:
+            return judgement
+        verdict, floor, note = bands[judgement.verdict]
+        if similarity < floor:
+            return Judgement("distinct", f"{judgement.reason}, but not close enough in meaning")
+        return Judgement(verdict, f"{judgement.reason}, {note}" if note else judgement.reason)
+
+    def _pair_opinion(self, old: str, new: str, close: str, notes: list[str]) -> Ruling | None:
+        model = self._pair_model
+        if model is None:
+            return None
+        try:
+            opinion = model.opinion(old, new)
+        except ConfigError as exc:
+            log.warning("pair model disabled until the next start: %s", exc)
+            self._pair_model = None
+            notes.append("the pair model failed to load")
+            return None
+        if opinion.probability < model.manifest.threshold:
+            notes.append(f"pair model unsure: {opinion.describe()}")
+            return None
+        verdict = opinion.verdict
+        cue = read(new).cue
+        if verdict == "contradiction" and cue:
+            verdict = "update"
+        reason = f"pair model: {opinion.describe()}"
+        if verdict == "update" and cue:
+            reason += f", change cue '{cue}'"
+        return Ruling(Judgement(verdict, reason), f"pair model {model.name}", close)
+
+    def _llm_opinion(
+        self, old: str, new: str, close: str, budget: StatementBudget, notes: list[str]
+    ) -> Ruling | None:
+        llm = self._llm
+        seconds = self._config.judge_budget_ms / 1000
+        if llm is None or seconds <= 0:
+            return None
+        if budget.llm_calls <= 0:
+            notes.append("the LLM's calls for this statement are spent")
+            return None
+        budget.llm_calls -= 1
+        answer, failure = _within(seconds, lambda: judge_with_llm(llm, new, old, timeout=seconds))
+        if answer is None:
+            log.info("LLM judge skipped, the rules decide: %s", failure)
+            notes.append(f"{llm.name}: {failure}")
+            return None
+        return Ruling(Judgement(LLM_VERDICTS[answer.label], answer.reason), llm.name, close)
+
+
+def write_judge(settings: Settings, llm: LLMClient | None) -> WriteJudge:
+    """The judge `settings.write` configures: its pair-model folder is checked now (a
+    wrong path is an error at start, not a silent fallback), its model read on first use."""
+    folder = settings.write.pair_model
+    pair_model = PairModel(folder) if folder is not None else None
+    return WriteJudge(settings.write, llm=llm, pair_model=pair_model)
+
+
+def _within(seconds: float, ask: Callable[[], LLMJudgement]) -> tuple[LLMJudgement | None, str]:
+    """`ask()`'s answer if it comes within `seconds`, else None and why not. The call
+    runs in a thread of its own: a provider that hangs past its own timeout (retries, a
+    stuck connection) cannot hold the write."""
+    answer: list[LLMJudgement] = []
+    failure: list[str] = []
+
+    def call() -> None:
+        try:
+            answer.append(ask())
+        except Exception as exc:  # any failure keeps the rules' decision
+            failure.append(str(exc) or type(exc).__name__)
+
+    worker = threading.Thread(target=call, name="cortex-llm-judge", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if answer:
+        return answer[0], ""
+    if failure:
+        return None, failure[0]
+    return None, f"no answer within {seconds:g} s"
