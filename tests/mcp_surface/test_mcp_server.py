@@ -171,6 +171,8 @@ def test_conflicts_are_listed_and_settled(tmp_path: Path) -> None:
         await call(client, "remember", content="The API is written in Go", project="api")
         clash = await call(client, "remember", content="The API is written in Rust", project="api")
         assert clash["result"]["action"] == "conflict"
+        assert "same claim, a different value: Go → Rust" in clash["note"]
+        assert (clash["result"]["reason"], clash["result"]["judge"]) == (clash["note"], "rules")
         groups = (await call(client, "conflicts"))["groups"]
         assert len(groups) == 1
         group = groups[0]
