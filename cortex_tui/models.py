@@ -79,6 +79,11 @@ RULES_JUDGE = "rules"
 """The offline judge: statement structure plus embedding similarity."""
 
 
+def judged_by(judge: str) -> str:
+    """ " [model]" after a reason a pair model or an LLM gave; nothing for the rules'."""
+    return "" if judge == RULES_JUDGE else f" [{judge}]"
+
+
 class Decision(_Model):
     """One call the write path made about a memory, and why.
 
@@ -105,8 +110,7 @@ class Decision(_Model):
 
     def describe(self) -> str:
         """One line for every surface: the action, the reason, and who decided."""
-        by = "" if self.judge == RULES_JUDGE else f" [{self.judge}]"
-        return f"{self.action.value}: {self.reason}{by}"
+        return f"{self.action.value}: {self.reason}{judged_by(self.judge)}"
 
 
 MAX_DECISIONS = 8
@@ -426,6 +430,10 @@ class WriteResult(_Model):
     renamed: tuple[str, str] | None = Field(
         default=None, description="(old name, new name) when the update renames something"
     )
+
+    def why(self) -> str:
+        """The reason, and who gave it when it was not the rules."""
+        return f"{self.reason}{judged_by(self.judge)}"
 
 
 class Stats(_Model):

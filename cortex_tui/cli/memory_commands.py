@@ -8,7 +8,6 @@ from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext, parse_time, read_text_arg
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.models import (
-    RULES_JUDGE,
     MemoryDraft,
     MemoryStatus,
     MemoryType,
@@ -37,8 +36,7 @@ def cmd_remember(ctx: CommandContext) -> int:
     result = ctx.engine.remember(draft)
     lines = [f"{result.action.value} {result.memory.id}"]
     if result.reason:
-        judge = "" if result.judge == RULES_JUDGE else f" [{result.judge}]"
-        lines.append(f"  why: {result.reason}{judge}")
+        lines.append(f"  why: {result.why()}")
     ctx.emit(result, "\n".join(lines))
     return 0
 

@@ -19,7 +19,7 @@ from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.engine.write_path import NOTHING_RELATED
 from cortex_tui.llm.base import LLMClient, LLMError
-from cortex_tui.models import RULES_JUDGE, Candidate, MemoryDraft, WriteAction, WriteResult
+from cortex_tui.models import Candidate, MemoryDraft, WriteAction, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,7 @@ class CaptureOutcome(BaseModel):
         }[r.action]
         line = f"{verb} → {r.memory.short_id}: {r.memory.content}"
         if r.reason and r.reason != NOTHING_RELATED:
-            judge = "" if r.judge == RULES_JUDGE else f" [{r.judge}]"
-            line += f"\n    why: {r.reason}{judge}"
+            line += f"\n    why: {r.why()}"
         return line
 
 

@@ -13,18 +13,17 @@ bounded amount and never blocks it.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cortex_tui.capture.ambiguity import close_call
 from cortex_tui.capture.contradiction import Judgement, Verdict, judge_offline
-from cortex_tui.capture.judge import JudgeLabel, LLMJudgement, judge_with_llm
+from cortex_tui.capture.judge import JudgeLabel, judge_with_llm
 from cortex_tui.capture.pair_model import PairModel
 from cortex_tui.capture.statement import read
 from cortex_tui.config import Settings, WritePathConfig
 from cortex_tui.errors import ConfigError
-from cortex_tui.llm.base import LLMClient
+from cortex_tui.llm.base import LLMClient, within_budget
 from cortex_tui.models import RULES_JUDGE
 
 log = logging.getLogger(__name__)
@@ -58,7 +57,6 @@ class StatementBudget:
     """What one statement may still spend on the LLM."""
 
     llm_calls: int
-    spent: list[str] = field(default_factory=list)
 
 
 class WriteJudge:
@@ -144,7 +142,9 @@ class WriteJudge:
             notes.append("the LLM's calls for this statement are spent")
             return None
         budget.llm_calls -= 1
-        answer, failure = _within(seconds, lambda: judge_with_llm(llm, new, old, timeout=seconds))
+        answer, failure = within_budget(
+            seconds, lambda: judge_with_llm(llm, new, old, timeout=seconds)
+        )
         if answer is None:
             log.info("LLM judge skipped, the rules decide: %s", failure)
             notes.append(f"{llm.name}: {failure}")
@@ -158,26 +158,3 @@ def write_judge(settings: Settings, llm: LLMClient | None) -> WriteJudge:
     folder = settings.write.pair_model
     pair_model = PairModel(folder) if folder is not None else None
     return WriteJudge(settings.write, llm=llm, pair_model=pair_model)
-
-
-def _within(seconds: float, ask: Callable[[], LLMJudgement]) -> tuple[LLMJudgement | None, str]:
-    """`ask()`'s answer if it comes within `seconds`, else None and why not. The call
-    runs in a thread of its own: a provider that hangs past its own timeout (retries, a
-    stuck connection) cannot hold the write."""
-    answer: list[LLMJudgement] = []
-    failure: list[str] = []
-
-    def call() -> None:
-        try:
-            answer.append(ask())
-        except Exception as exc:  # any failure keeps the rules' decision
-            failure.append(str(exc) or type(exc).__name__)
-
-    worker = threading.Thread(target=call, name="cortex-llm-judge", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if answer:
-        return answer[0], ""
-    if failure:
-        return None, failure[0]
-    return None, f"no answer within {seconds:g} s"

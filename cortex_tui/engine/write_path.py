@@ -28,13 +28,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from cortex_tui.capture.contradiction import Judgement
 from cortex_tui.capture.rename import find_rename
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.curation import journal
 from cortex_tui.embed.base import Matrix
-from cortex_tui.engine.judging import StatementBudget, WriteJudge
+from cortex_tui.engine.judging import Ruling, StatementBudget, WriteJudge
 from cortex_tui.models import (
     RULES_JUDGE,
     ConflictStatus,
@@ -56,9 +55,7 @@ NOTHING_RELATED = "no current memory it repeats, changes or contradicts"
 class _Match:
     existing: Memory
     similarity: float
-    judgement: Judgement
-    judge: str = RULES_JUDGE
-    close_call: str | None = None
+    ruling: Ruling
 
 
 class WritePath:
@@ -83,8 +80,8 @@ class WritePath:
         match, closest = self._closest_relation(memory, vector)
         if match is None:
             return self._create(memory, vector, closest)
-        verdict = match.judgement.verdict
-        reason = match.judgement.reason
+        verdict = match.ruling.judgement.verdict
+        reason = match.ruling.judgement.reason
         if verdict == "contradiction" and _explicitly_later(memory, match.existing):
             verdict = "update"
             reason += "; the new statement is dated later"
@@ -100,7 +97,7 @@ class WritePath:
         decision = Decision(
             action=action,
             reason=reason,
-            judge=match.judge,
+            judge=match.ruling.judge,
             related_id=match.existing.id,
             at=self._clock(),
         )
@@ -113,7 +110,11 @@ class WritePath:
         else:
             result = self._reinforce(match.existing, memory, decision)
         return result.model_copy(
-            update={"reason": reason, "judge": match.judge, "close_call": match.close_call}
+            update={
+                "reason": reason,
+                "judge": match.ruling.judge,
+                "close_call": match.ruling.close_call,
+            }
         )
 
     def _create(self, memory: Memory, vector: Matrix, closest: _Match | None) -> WriteResult:
@@ -124,13 +125,13 @@ class WritePath:
             return WriteResult(action=WriteAction.CREATED, memory=memory, reason=NOTHING_RELATED)
         reason = _explained(
             f"the closest, {closest.existing.short_id}, is another fact: "
-            f"{closest.judgement.reason}",
+            f"{closest.ruling.judgement.reason}",
             closest,
         )
         decision = Decision(
             action=WriteAction.CREATED,
             reason=reason,
-            judge=closest.judge,
+            judge=closest.ruling.judge,
             related_id=closest.existing.id,
             at=self._clock(),
         )
@@ -140,8 +141,8 @@ class WritePath:
             action=WriteAction.CREATED,
             memory=created,
             reason=reason,
-            judge=closest.judge,
-            close_call=closest.close_call,
+            judge=closest.ruling.judge,
+            close_call=closest.ruling.close_call,
         )
 
     def _closest_relation(
@@ -162,9 +163,7 @@ class WritePath:
             if hit.score < self._config.related_threshold:
                 break
             ruling = self._judge.rule(hit.memory.content, memory.content, hit.score, budget)
-            candidate = _Match(
-                hit.memory, hit.score, ruling.judgement, ruling.judge, ruling.close_call
-            )
+            candidate = _Match(hit.memory, hit.score, ruling)
             if ruling.distinct:
                 passed = passed or candidate
                 continue
@@ -180,7 +179,7 @@ class WritePath:
         """The same words (case, articles, punctuation and contractions aside), or so
         close the embeddings cannot tell them apart."""
         return (
-            match.judgement.verdict == "repeat"
+            match.ruling.judgement.verdict == "repeat"
             or match.similarity >= self._config.duplicate_threshold
         )
 
@@ -294,8 +293,8 @@ def _explained(reason: str, match: _Match) -> str:
     """The reason with the cosine it was judged at, and the close call a pair model or
     an LLM settled (so a reader knows why the rules did not decide alone)."""
     reason = f"{reason.rstrip('. ')} (cosine {match.similarity:.2f})"
-    if match.close_call is not None and match.judge != RULES_JUDGE:
-        reason += f"; a close call for the rules: {match.close_call}"
+    if match.ruling.close_call is not None and match.ruling.judge != RULES_JUDGE:
+        reason += f"; a close call for the rules: {match.ruling.close_call}"
     return reason
 
 

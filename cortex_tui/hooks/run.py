@@ -144,14 +144,6 @@ def _via_service(
             timeout=max(0.05, deadline - time.monotonic()),
         )
         return str(answer.get("output", "")) if isinstance(answer, dict) else ""
-        answer = service_link.call(
-            home,
-            "POST",
-            "/v1/hook/pre",
-            {"event": raw, "text_format": text_format},
-            timeout=max(0.05, deadline - time.monotonic()),
-        )
-        return str(answer.get("output", "")) if isinstance(answer, dict) else ""
     spool = spool_turn(parse_event(raw), home, log)
     if spool is None or not spool.pending():
         return ""

@@ -145,3 +145,28 @@ def json_object(text: str, who: str) -> dict[str, Any]:
     if not isinstance(parsed, dict):
         raise LLMError(f"{who} answered with JSON that is not an object: {text.strip()[:80]!r}")
     return parsed
+
+
+def within_budget(seconds: float, ask: Callable[[], _T]) -> tuple[_T | None, str]:
+    """`ask()`'s answer if it comes within `seconds`, else None and why not.
+
+    The call runs in a thread of its own: a provider that hangs past its own timeout
+    (retries, a stuck connection) cannot hold the caller (a recall's re-rank, a write's
+    judge), which goes on with what it had."""
+    answer: list[_T] = []
+    failure: list[str] = []
+
+    def call() -> None:
+        try:
+            answer.append(ask())
+        except Exception as exc:  # any failure leaves the caller's own answer
+            failure.append(str(exc) or type(exc).__name__)
+
+    worker = threading.Thread(target=call, name="cortex-llm-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if answer:
+        return answer[0], ""
+    if failure:
+        return None, failure[0]
+    return None, f"no answer within {seconds:g} s"

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 
-from cortex_tui.llm.base import LLMClient
+from cortex_tui.llm.base import LLMClient, within_budget
 from cortex_tui.models import RecallResult
 
 log = logging.getLogger(__name__)
@@ -40,20 +39,11 @@ def rerank(
 def _ask(llm: LLMClient, query: str, head: list[RecallResult], seconds: float) -> list[int] | None:
     notes = "\n".join(f"[{i}] {r.memory.content}" for i, r in enumerate(head, 1))
     user = f"Question: {query}\n\nNotes:\n{notes}"
-    answer: list[str] = []
-
-    def call() -> None:
-        try:
-            answer.append(llm.complete(SYSTEM, user, 20, seconds))
-        except Exception as exc:  # any failure keeps the multi-factor order
-            log.info("re-rank skipped: %s", exc)
-
-    worker = threading.Thread(target=call, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if not answer:
+    answer, failure = within_budget(seconds, lambda: llm.complete(SYSTEM, user, 20, seconds))
+    if answer is None:  # the multi-factor order stands
+        log.info("re-rank skipped: %s", failure)
         return None
-    return parse_order(answer[0], len(head))
+    return parse_order(answer, len(head))
 
 
 def parse_order(answer: str, count: int) -> list[int] | None:

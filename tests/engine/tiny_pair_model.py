@@ -27,7 +27,6 @@ def write_pair_model(
     fixed_length: int | None = None,
     id_type: int = TensorProto.INT64,
     type_ids: bool = False,
-    manifest: Mapping[str, object] | None = None,
     scores: int | None = None,
 ) -> Path:
     """`votes` maps a word to the logit it adds per label; unknown words add nothing.
@@ -43,9 +42,7 @@ def write_pair_model(
         for label, value in by_label.items():
             table[vocab[word.lower()], list(labels).index(label)] = value
     onnx.save(_graph(table, fixed_length, id_type, type_ids), str(folder / "model.onnx"))
-    (folder / "manifest.json").write_text(
-        json.dumps({"name": name, "labels": list(labels), **(manifest or {})})
-    )
+    (folder / "manifest.json").write_text(json.dumps({"name": name, "labels": list(labels)}))
     return folder
 
 
