@@ -44,6 +44,8 @@ REMEMBER_COUNT = 300
 HOOK_RUNS = 20
 HOOK_STORE_SIZE = 1000
 SESSION_TURNS = 20
+SYNC_LINES = 10_000
+SYNC_SAVES = 20
 
 
 @dataclass
@@ -53,6 +55,8 @@ class BenchOptions:
     embedder: str = "onnx"
     import_count: int = IMPORT_COUNT
     hook_runs: int = HOOK_RUNS
+    sync_lines: int = SYNC_LINES
+    sync_saves: int = SYNC_SAVES
 
 
 def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
@@ -87,6 +91,11 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
         say(f"hooks through the service ({HOOK_STORE_SIZE} memories): {report['hooks']}")
         report["mcp"] = bench_mcp(seed, settings.embedder.kind, queries, options.hook_runs)
         say(f"MCP tool calls over stdio ({HOOK_STORE_SIZE} memories): {report['mcp']}")
+    if options.sync_lines or options.sync_saves:
+        from cortex_tui.bench.sync import bench_sync
+
+        report["sync"] = bench_sync(settings.embedder.kind, options.sync_lines, options.sync_saves)
+        say(f"file sync through the service: {report['sync']}")
     return report
 
 

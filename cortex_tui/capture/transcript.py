@@ -58,6 +58,8 @@ class Turn:
     timestamp: datetime | None = None
     uuid: str | None = None
     message_id: str | None = None
+    cwd: str | None = None
+    """The folder the agent ran in (its project), when the line says."""
 
 
 def read_transcript_turns(
@@ -138,12 +140,14 @@ def _turn_of(raw: bytes) -> Turn | None:
         return None
     message_id = message.get("id")
     uuid = line.get("uuid")
+    cwd = line.get("cwd")
     return Turn(
         role=role,
         text=text,
         timestamp=_timestamp(line.get("timestamp")),
         uuid=uuid if isinstance(uuid, str) else None,
         message_id=message_id if isinstance(message_id, str) else None,
+        cwd=cwd if isinstance(cwd, str) else None,
     )
 
 

@@ -15,6 +15,7 @@ from cortex_tui.cli import (
     maintenance_commands,
     mcp_commands,
     model_commands,
+    sync_commands,
 )
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
@@ -52,6 +53,7 @@ COMMANDS: dict[str, Handler] = {
     **hook_commands.HANDLERS,
     **mcp_commands.HANDLERS,
     **model_commands.HANDLERS,
+    **sync_commands.HANDLERS,
 }
 
 INTERNAL_ERROR = 70

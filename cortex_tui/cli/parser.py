@@ -13,6 +13,7 @@ from cortex_tui.cli import (
     maintenance_commands,
     mcp_commands,
     model_commands,
+    sync_commands,
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
@@ -46,6 +47,7 @@ def build_parser() -> OneLineParser:
     hook_commands.register(sub, common)
     mcp_commands.register(sub, common)
     model_commands.register(sub, common)
+    sync_commands.register(sub, common)
     return parser
 
 
@@ -209,6 +211,18 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     )
     p.add_argument(
         "--import-count", type=int, default=2000, help="memories the import row takes in"
+    )
+    p.add_argument(
+        "--sync-lines",
+        type=int,
+        default=10_000,
+        help="lines of the notes file `sync` takes in through the service (0: skip)",
+    )
+    p.add_argument(
+        "--sync-saves",
+        type=int,
+        default=20,
+        help="saves timed from the file to recallable while `watch` runs (0: skip)",
     )
 
 

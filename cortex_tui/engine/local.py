@@ -266,11 +266,14 @@ class LocalEngine:
 
     # --- writing -------------------------------------------------------------------
 
-    def remember(self, draft: MemoryDraft) -> WriteResult:
+    def remember(self, draft: MemoryDraft, *, vector: Matrix | None = None) -> WriteResult:
         """Through the write path: the draft may fold into, update or contradict an
-        existing memory instead of becoming a new one."""
+        existing memory instead of becoming a new one. `vector`: the content's
+        `document_vectors` row, when the caller embedded a batch at once."""
         memory = self.materialise(draft)
-        result = self._write_path.write(memory, self._document_vector(memory.content))
+        if vector is None:
+            vector = self._document_vector(memory.content)
+        result = self._write_path.write(memory, vector)
         if result.renamed:
             linked = self._link_rename(result.memory, *result.renamed)
             result = result.model_copy(update={"memory": linked})
@@ -281,6 +284,11 @@ class LocalEngine:
         prompt (e5's "passage: ") embeds memories with it, queries with the query one."""
         vector: Matrix = self.embedder.embed([content])[0]
         return vector
+
+    def document_vectors(self, contents: Sequence[str]) -> Matrix:
+        """Vectors of memory contents in one model call (one row each, as stored:
+        stripped); a batch costs a fraction of one call per text."""
+        return self.embedder.embed([content.strip() for content in contents])
 
     def _link_rename(self, memory: Memory, former: str, renamed_to: str) -> Memory:
         """The renamed thing's entity takes the new name and keeps the old one as an
@@ -472,7 +480,10 @@ class LocalEngine:
         tags: list[str] | None = None,
         project: str | None = None,
         confidence: float | None = None,
+        source: str = "update",
     ) -> Memory:
+        """`source` names where the new version came from (file sync gives the line it
+        read, so the next edit of that line finds this version)."""
         old = self.get(memory_id)
         if not old.is_current:
             raise InvalidInputError(
@@ -497,7 +508,7 @@ class LocalEngine:
                 "valid_to": None,
                 "supersedes_id": old.id,
                 "superseded_by_id": None,
-                "source": "update",
+                "source": source,
             }
         )
         new = Memory.model_validate(new.model_dump())

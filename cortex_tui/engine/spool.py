@@ -1,6 +1,7 @@
 """A durable spool of captured turns: written (and fsynced) before the hook returns.
 A memory that an MCP client asked to remember while the store was out of reach waits
-here too, as an entry holding the draft instead of the turn's text.
+here too, as an entry holding the draft instead of the turn's text, and so do the
+changes file sync found in a notes file (an entry holding `changes`).
 
 Capture runs after the append; whoever captures an entry marks it done. An entry not
 marked done is replayed later, and each turn has an idempotency key, so a crash loses
@@ -61,14 +62,22 @@ class Spool:
 
     def append(self, entry: dict[str, Any]) -> bool:
         """Add an entry (it must carry a `key`); False when that key is already spooled."""
+        return self.append_many([entry]) == 1
+
+    def append_many(self, entries: list[dict[str, Any]]) -> int:
+        """Add entries in order with one read and one fsync (file sync spools a whole
+        backlog at once); those whose key is already spooled are left out. Returns how
+        many were added."""
         with self._locked():
-            if (
-                any(e["key"] == entry["key"] for e in self._entries())
-                or entry["key"] in self._done()
-            ):
-                return False
-            _append_line(self.folder / ENTRIES, json.dumps(entry, ensure_ascii=False))
-            return True
+            known = {e["key"] for e in self._entries()} | self._done()
+            lines = []
+            for entry in entries:
+                if entry["key"] not in known:
+                    known.add(entry["key"])
+                    lines.append(json.dumps(entry, ensure_ascii=False))
+            if lines:
+                _append_line(self.folder / ENTRIES, "\n".join(lines))
+            return len(lines)
 
     def quarantined(self) -> int:
         """Lines moved aside so far (all files): what `status` and tests report."""
@@ -87,6 +96,8 @@ class Spool:
         with self._locked():
             _append_line(self.folder / DONE, key)
             done = self._done()
+            if len(done) < _line_count(self.folder / ENTRIES):
+                return  # something is pending: skip parsing every entry to find out
             if all(e["key"] in done for e in self._entries()):
                 for name in (ENTRIES, DONE, PROGRESS):
                     (self.folder / name).unlink(missing_ok=True)
@@ -166,6 +177,11 @@ class TurnProgress:
         )
         self._written = {r["written"] for r in records if isinstance(r.get("written"), int)}
 
+    @property
+    def written(self) -> int:
+        """How many candidates (or, for a file's changes, batches) are written."""
+        return len(self._written)
+
     def saved_candidates(self) -> list[dict[str, Any]] | None:
         return self._candidates
 
@@ -190,7 +206,21 @@ def _parse(line: bytes) -> Record | None:
 
 
 def _is_entry(record: Record) -> bool:
-    return isinstance(record.get("text"), str) or isinstance(record.get("draft"), dict)
+    """A turn's text, a draft to remember, or a file's changes (file sync)."""
+    return (
+        isinstance(record.get("text"), str)
+        or isinstance(record.get("draft"), dict)
+        or isinstance(record.get("changes"), dict)
+    )
+
+
+def _line_count(path: Path) -> int:
+    """Non-empty lines: at least the number of entries (torn lines count too)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return 0
+    return sum(1 for line in data.split(b"\n") if line.strip())
 
 
 def _is_progress(record: Record) -> bool:

@@ -268,8 +268,8 @@ class WritePath:
         return WriteResult(action=WriteAction.CONFLICT, memory=joined, related=updated[0])
 
     def _group_members(self, group: str) -> list[Memory]:
-        active = MemoryFilter(conflict_statuses=[ConflictStatus.ACTIVE])
-        return [m for m in self._store.iter_memories(active) if m.conflict_group_id == group]
+        active = MemoryFilter(conflict_statuses=[ConflictStatus.ACTIVE], conflict_group_id=group)
+        return list(self._store.iter_memories(active))
 
     def _reinforce(self, existing: Memory, new: Memory, decision: Decision) -> WriteResult:
         """Fold `new` into `existing`; the statement is kept in the decision, since a

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from cortex_tui.engine.spool import Offsets, Spool, TurnProgress, turn_key
 from cortex_tui.errors import InvalidInputError
@@ -27,8 +27,8 @@ from cortex_tui.integrations.project import project_for, safe_name
 
 if TYPE_CHECKING:
     from cortex_tui.config import HooksConfig
-    from cortex_tui.engine.capture import CaptureProgress, CaptureReport
-    from cortex_tui.models import MemoryDraft, WriteResult
+    from cortex_tui.engine.capture import CaptureProgress
+    from cortex_tui.engine.local import LocalEngine
 
 CLAUDE_CONTEXT_CAP = 10_000
 CONTEXT_BLOCK_TAG = "<cortex_memories>"
@@ -110,6 +110,8 @@ def spool_turn(event: HookEvent, home: Path, log: logging.Logger) -> Spool | Non
 
 
 CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
+Locked = Callable[[Callable[[], Any]], Any]
+"""Runs a piece of store work under the caller's lock (the service's engine lock)."""
 
 
 def drain_spool(spool: Spool, capture: CaptureTurn, log: logging.Logger) -> int:
@@ -139,34 +141,34 @@ def drain_spool(spool: Spool, capture: CaptureTurn, log: logging.Logger) -> int:
     return captured
 
 
-class Captures(Protocol):
-    def capture(
-        self,
-        text: str,
-        *,
-        project: str | None = None,
-        session_id: str | None = None,
-        source: str = "capture",
-        progress: CaptureProgress | None = None,
-    ) -> CaptureReport: ...
+def capture_turn(
+    engine: LocalEngine,
+    item: dict[str, Any],
+    progress: CaptureProgress,
+    locked: Locked = lambda work: work(),
+) -> str:
+    """Capture one spooled turn (resuming it when `progress` says it was started),
+    remember the spooled draft, or apply a notes file's changes. The store work runs
+    under `locked` (a file's changes batch by batch, so a long file does not hold the
+    service's lock throughout)."""
+    if "changes" in item:
+        from cortex_tui.integrations.file_changes import apply_file_changes
 
-    def remember(self, draft: MemoryDraft) -> WriteResult: ...
-
-
-def capture_turn(engine: Captures, item: dict[str, Any], progress: TurnProgress) -> str:
-    """Capture one spooled turn (resuming it when `progress` says it was started), or
-    remember the spooled draft."""
+        return apply_file_changes(engine, item["changes"], progress, locked)
     if "draft" in item:
         from cortex_tui.models import MemoryDraft
 
-        result = engine.remember(MemoryDraft.model_validate(item["draft"]))
+        draft = MemoryDraft.model_validate(item["draft"])
+        result = locked(lambda: engine.remember(draft))
         return f"remembered a spooled draft: {result.action.value} {result.memory.short_id}"
-    report = engine.capture(
-        item["text"],
-        project=item.get("project"),
-        session_id=item.get("session_id"),
-        source="hook",
-        progress=progress,
+    report = locked(
+        lambda: engine.capture(
+            item["text"],
+            project=item.get("project"),
+            session_id=item.get("session_id"),
+            source=item.get("source", "hook"),
+            progress=progress,
+        )
     )
     said = [o.describe().splitlines()[0][:80] for o in report.outcomes]
     return "; ".join(said) or "nothing durable"

@@ -117,6 +117,12 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         service.request_drain()
         return {"pending": service.spool_pending()}
 
+    @app.post("/v1/sync/watch")
+    def sync_watch() -> dict[str, object]:
+        """Watch what `$CORTEX_HOME/sync/watched.json` lists now (`watch --service`)."""
+        watched = service.watch.reload()
+        return {"paths": watched.paths, "project": watched.project}
+
 
 def _export_route(app: FastAPI, service: Service) -> None:
 

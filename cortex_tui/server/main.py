@@ -85,9 +85,13 @@ def _print_status(home: Path, as_json: bool) -> int:
     else:
         print(
             f"running: pid {state['pid']}, up {state['uptime_s']:.0f} s, store {state['store']}, "
-            f"{state['spool_pending']} turn(s) waiting for capture, "
+            f"{state['spool_pending']} turn(s) or file change(s) waiting for capture, "
             f"{state['captured']} captured since start"
         )
+        if state.get("watching"):
+            print(f"watching for sync: {', '.join(state['watching'])}")
+        if state.get("watch_error"):
+            print(f"warning: the sync watch stopped: {state['watch_error']}")
         if state.get("store_damage"):
             print(f"warning: {state['store_damage']}")
     return 0 if state is not None else 1

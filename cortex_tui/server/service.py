@@ -1,5 +1,5 @@
-"""The state of a running service: the one engine, who may use it when, and the
-background capture of spooled turns.
+"""The state of a running service: the one engine, who may use it when, the
+background capture of spooled turns, and the file watch it may own.
 
 Engine calls are serialised by one lock: the embedded store is not shared between
 threads, and a write must never interleave with another. Every write bumps a generation
@@ -23,6 +23,7 @@ from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.spool import Spool
 from cortex_tui.integrations.turns import PrePlan, capture_turn, drain_spool
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.sync.watch import ServiceWatch
 
 T = TypeVar("T")
 log = logging.getLogger("cortex_tui.server")
@@ -73,6 +74,7 @@ class Service:
         self._stopping = threading.Event()
         self._drainer = threading.Thread(target=self._drain_loop, name="capture", daemon=True)
         self.captured = 0
+        self.watch = ServiceWatch(self.home, lambda _report: self.request_drain())
         self.store_damage: str | None = None
         """The last damage a request ran into (`StoreDamagedError`), for `serve --status`."""
 
@@ -100,6 +102,9 @@ class Service:
             self._last_request = time.monotonic()
 
     def idle_for(self) -> float:
+        """Seconds without a request; never idle while it watches files for sync."""
+        if self.watch.watched.paths:
+            return 0.0
         with self._counter_lock:
             return 0.0 if self._in_flight else time.monotonic() - self._last_request
 
@@ -140,9 +145,11 @@ class Service:
         for the hooks' nudges."""
         self._drain_wanted.set()
         self._drainer.start()
+        self.watch.reload()
 
     def stop_capture(self) -> None:
         """Let the turn being captured finish; the rest stays spooled for the next start."""
+        self.watch.stop()
         self._stopping.set()
         self._drain_wanted.set()
         if self._drainer.is_alive():
@@ -170,7 +177,7 @@ class Service:
     def _capture_one(self, item: dict[str, Any], progress: Any) -> str:
         if self._stopping.is_set():
             raise _Stopping
-        return self.write(lambda: capture_turn(self.engine, item, progress))
+        return capture_turn(self.engine, item, progress, self.write)
 
     def status(self) -> dict[str, Any]:
         return {
@@ -184,6 +191,8 @@ class Service:
             "spool_pending": self.spool_pending(),
             "spool_quarantined": Spool(self.home / "spool", log).quarantined(),
             "captured": self.captured,
+            "watching": self.watch.watched.paths,
+            "watch_error": self.watch.error,
             "store_damage": self.store_damage,
             "context_cache": {"hits": self._cache.hits, "misses": self._cache.misses},
         }

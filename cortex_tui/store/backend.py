@@ -4,7 +4,8 @@ Edge and qdrant-client differ only in how they spell a point, a query or a condi
 what a store operation means (validation, payload mapping, the lexical channel, journal
 order, what "not found" does) is written here, so the two backends cannot drift apart.
 A backend subclasses `QdrantStore` and implements the `_` primitives; primitives never
-flush, each public write ends with one `_commit` (Edge: `flush()`).
+flush, each public write ends with one `_commit` (Edge: `flush()`), or, inside
+`deferred_commits`, one per collection at the end of the batch.
 
 Collections: `memories` (dense "dense", dense "context" for memories of a conversation,
 sparse "lexical", payload), `entities` (dense name vector + payload), `relations` and
@@ -19,6 +20,7 @@ import logging
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Generic, TypeVar, cast
@@ -168,10 +170,35 @@ class QdrantStore(ABC, Generic[C]):
         self._build = build
         self._context = context
         self._journal_lock = threading.Lock()
+        self._deferred: set[Collection] | None = None
 
     @property
     def meta(self) -> StoreMeta:
         return self._meta
+
+    @contextmanager
+    def deferred_commits(self) -> Iterator[None]:
+        """Writes inside are made durable together on the way out: one flush per
+        collection instead of one per write (a flush is most of a small write's cost).
+        A crash inside may lose any of them, so only a caller that can redo them (a
+        spooled batch) defers. Nested use joins the outer batch."""
+        if self._deferred is not None:
+            yield
+            return
+        self._deferred = set()
+        try:
+            yield
+        finally:
+            dirty, self._deferred = self._deferred, None
+            for coll in sorted(dirty):
+                self._commit(coll)
+
+    def _durable(self, coll: Collection) -> None:
+        """End a public write: flush now, or at the end of the deferred batch."""
+        if self._deferred is None:
+            self._commit(coll)
+        else:
+            self._deferred.add(coll)
 
     @property
     def indexes_context(self) -> bool:
@@ -283,7 +310,7 @@ class QdrantStore(ABC, Generic[C]):
         if batch:
             self._set_sparse(Collection.MEMORIES, batch)
             done += len(batch)
-        self._commit(Collection.MEMORIES)
+        self._durable(Collection.MEMORIES)
         self._meta = self._meta.model_copy(update={"lexical_version": LEXICAL_VERSION})
         self._save_meta(self._meta)
         return done
@@ -307,7 +334,7 @@ class QdrantStore(ABC, Generic[C]):
         require_vectors(len(context_vectors), context_vectors, self._meta.dimension, "contexts")
         if memories:
             self._upsert(Collection.MEMORIES, list(map(_memory_point, memories, vectors, given)))
-            self._commit(Collection.MEMORIES)
+            self._durable(Collection.MEMORIES)
 
     def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
         """Payload-only update, keeping the memory's stored context. The lexical vector is
@@ -343,7 +370,7 @@ class QdrantStore(ABC, Generic[C]):
         if retagged:
             self._set_sparse(Collection.MEMORIES, retagged)
         if durable:
-            self._commit(Collection.MEMORIES)
+            self._durable(Collection.MEMORIES)
 
     def get_memories(self, ids: Sequence[str]) -> list[Memory]:
         return self._get(Collection.MEMORIES, Memory, ids)
@@ -506,7 +533,7 @@ class QdrantStore(ABC, Generic[C]):
         if entities:
             points = [PointData(e.id, to_payload(e)) for e in entities]
             self._overwrite_payloads(Collection.ENTITIES, points)
-            self._commit(Collection.ENTITIES)
+            self._durable(Collection.ENTITIES)
 
     def get_entities(self, ids: Sequence[str]) -> list[Entity]:
         return self._get(Collection.ENTITIES, Entity, ids)
@@ -618,10 +645,10 @@ class QdrantStore(ABC, Generic[C]):
     def _write(self, coll: Collection, points: Sequence[PointData]) -> None:
         if points:
             self._upsert(coll, points)
-            self._commit(coll)
+            self._durable(coll)
 
     def _delete_ids(self, coll: Collection, ids: Sequence[str]) -> None:
         valid = point_ids(ids)
         if valid:
             self._delete(coll, valid)
-            self._commit(coll)
+            self._durable(coll)

@@ -9,6 +9,7 @@ a filtered query must never be top-k first and filtered after.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -47,7 +48,7 @@ class MemoryFilter(BaseModel):
     - `types`, `scopes`, `conflict_statuses`: match any of the given values.
     - `tags`: the memory has at least one of these tags.
     - `ids`: restrict to these ids (used by the graph channel and "why not?").
-    - `session_id`: exact match.
+    - `session_id`, `conflict_group_id`: exact match.
     - `speakers`: the memory was said by one of these (exact match).
     - `before_turn`: the memory's `turn` is set and lower than this.
     - `source_prefix`: `source` starts with it (e.g. `index:docs/` for every chunk the
@@ -71,6 +72,7 @@ class MemoryFilter(BaseModel):
     tags: list[str] | None = None
     ids: list[str] | None = None
     session_id: str | None = None
+    conflict_group_id: str | None = None
     speakers: list[str] | None = None
     before_turn: int | None = None
     source_prefix: str | None = None
@@ -162,6 +164,12 @@ class Store(Protocol):
     def indexes_context(self) -> bool:
         """Whether the store has a place for context vectors (stores made before neighbour
         context have none until `cortex-tui reembed` rebuilds them)."""
+        ...
+
+    def deferred_commits(self) -> AbstractContextManager[None]:
+        """Writes inside are made durable together when the block ends (one flush per
+        collection); a crash inside may lose any of them. For callers that can redo
+        the whole batch (a spooled one)."""
         ...
 
     # memories

@@ -123,8 +123,12 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
         )
     if flt.ids is not None:
         must.append(build.has_id(point_ids(flt.ids)))
-    if flt.session_id is not None:
-        must.append(build.match_value("session_id", flt.session_id))
+    for key, value in (
+        ("session_id", flt.session_id),
+        ("conflict_group_id", flt.conflict_group_id),
+    ):
+        if value is not None:
+            must.append(build.match_value(key, value))
     if flt.before_turn is not None:
         must.append(build.below("turn", flt.before_turn))
     if flt.source_prefix:  # "" is a prefix of every source: no condition

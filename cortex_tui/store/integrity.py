@@ -63,8 +63,10 @@ class Integrity:
             self._save(self._promise)
 
     def begin(self, collection: str, size: int) -> None:
-        """A write of up to `size` points to `collection` is about to start."""
+        """A write of up to `size` points to `collection` is about to start (on top
+        of any begun and not settled yet: a deferred batch flushes many at once)."""
         with self._lock:
+            size += self._promise.pending.get(collection, 0)
             pending = {**self._promise.pending, collection: size}
             self._save(self._promise.model_copy(update={"pending": pending}))
 

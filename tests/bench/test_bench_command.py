@@ -11,7 +11,7 @@ from tests.conftest import Cli
 def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> None:
     run = cli(
         "bench", "--json", "--sizes", "300", "--queries", "5", "--hook-runs", "0",
-        "--import-count", "40", "--embedder", "onnx",
+        "--import-count", "40", "--embedder", "onnx", "--sync-lines", "0", "--sync-saves", "0",
     )  # fmt: skip
     assert run.code == 0, run.err
     report = json.loads(run.out)
@@ -26,3 +26,19 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     assert store["after_optimize"]["recall"]["p50_ms"] > 0
     assert store["backup_seconds"] > 0 and store["backup_megabytes"] > 0
     assert store["restore_seconds"] > 0
+    assert "sync" not in report  # 0 lines and 0 saves: skipped
+
+
+def test_bench_times_a_sync_and_the_watch_through_a_real_service(cli: Cli) -> None:
+    run = cli(
+        "bench", "--json", "--sizes", "20", "--queries", "2", "--hook-runs", "0",
+        "--import-count", "5", "--embedder", "hashing", "--sync-lines", "80",
+        "--sync-saves", "3",
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    synced = json.loads(run.out)["sync"]
+    assert synced["import"]["lines"] == synced["import"]["statements"] == 80
+    assert synced["import"]["lines_per_second"] > 0
+    assert synced["import"]["unchanged_pass_spooled"] == 0
+    assert synced["watch"]["save_to_recallable"]["runs"] == 3
+    assert synced["watch"]["save_to_recallable"]["p50_ms"] > 0

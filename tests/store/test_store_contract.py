@@ -152,7 +152,10 @@ def corpus(store: Store) -> dict[str, Memory]:
         ),
         "archived": make_memory("an archived note", status=MemoryStatus.ARCHIVED),
         "conflict": make_memory(
-            "a contested claim", conflict_status=ConflictStatus.ACTIVE, scope=Scope.SESSION
+            "a contested claim",
+            conflict_status=ConflictStatus.ACTIVE,
+            conflict_group_id="g-1",
+            scope=Scope.SESSION,
         ),
         "resolved": make_memory("a retired claim", conflict_status=ConflictStatus.RESOLVED),
         "session": make_memory(
@@ -198,6 +201,8 @@ def test_filter_statuses_and_conflicts(store: Store, corpus: dict[str, Memory]) 
     assert "resolved" not in _names(store, corpus, hide)
     active = MemoryFilter(conflict_statuses=[ConflictStatus.ACTIVE])
     assert _names(store, corpus, active) == {"conflict"}
+    assert _names(store, corpus, MemoryFilter(conflict_group_id="g-1")) == {"conflict"}
+    assert _names(store, corpus, MemoryFilter(conflict_group_id="g-2")) == set()
 
 
 def test_filter_types_scopes_tags_ids_session(store: Store, corpus: dict[str, Memory]) -> None:

@@ -206,3 +206,56 @@ def test_a_store_encoded_by_an_older_tokenizer_is_re_encoded_on_open(tmp_path: P
         reopened.close()
     again = read_meta(path)
     assert again is not None and again.lexical_version == LEXICAL_VERSION
+
+
+_DEFERRED_THEN_KILLED = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    from cortex_tui.store.edge import EdgeStore
+    sys.path.insert(0, sys.argv[2])
+    from tests.store.helpers import make_memory, unit_vectors
+
+    store = EdgeStore.open(Path(sys.argv[1]), "test-embedder", 8)
+    memories = [make_memory(f"batched note {i}") for i in range(20)]
+    vectors = unit_vectors(20)
+    with store.deferred_commits():
+        for memory, vector in zip(memories, vectors):
+            store.upsert_memories([memory], [vector])
+        os._exit(0)  # dies before the batch is flushed
+    """
+)
+
+
+def test_deferred_writes_are_durable_together_on_the_way_out(tmp_path: Path) -> None:
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    memories = [make_memory(f"note {i}") for i in range(5)]
+    with store.deferred_commits():
+        for memory, vector in zip(memories, unit_vectors(5), strict=True):
+            store.upsert_memories([memory], [vector])
+        with store.deferred_commits():  # nested: joins the outer batch
+            store.update_memories([memories[0].model_copy(update={"tags": ["kept"]})])
+        assert store.count_memories(MemoryFilter()) == 5  # readable before the flush
+    store.close()
+    reopened = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    assert reopened.count_memories(MemoryFilter()) == 5
+    assert reopened.get_memories([memories[0].id])[0].tags == ["kept"]
+    reopened.close()
+
+
+def test_a_process_dying_inside_a_deferred_batch_leaves_a_store_that_opens(
+    tmp_path: Path,
+) -> None:
+    """The batch's writes may or may not have reached the disk; the store opens either way
+    (its integrity record knew a write of up to 20 points was under way)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(cortex_tui.__file__).parents[1])}
+    root = str(Path(__file__).parents[2])
+    subprocess.run(
+        [sys.executable, "-c", _DEFERRED_THEN_KILLED, str(tmp_path), root],
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    assert 0 <= store.count_memories(MemoryFilter()) <= 20
+    store.close()

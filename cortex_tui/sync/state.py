@@ -1,0 +1,122 @@
+"""What file sync has already taken in, per file: `$CORTEX_HOME/sync/state.json`.
+
+- a notes file: its statements in file order, each with the hash of its text, the text
+  (to pair an edited statement with the one it replaces) and the source its memory was
+  written under; plus the whole file's hash, size and mtime, so an untouched file costs
+  one `stat` and a renamed one is recognised by content;
+- a transcript: the byte offset read up to, the hash of its first bytes (a file
+  rewritten from scratch starts over) and its session.
+
+The file is replaced atomically (written beside, fsynced, renamed), and only after the
+changes it records are in the durable spool: a crash in between makes the next run find
+the same changes, which the spool refuses as already queued. Runs are serialised by a
+lock file, so a foreground `watch` and the service's watch never interleave.
+
+A state file that does not parse is moved aside (`state.json.unreadable`) with a warning
+and sync starts afresh: unchanged lines are recognised by their sources and not stored
+twice (see `integrations/file_changes.py`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cortex_tui.private import open_private, private_dir
+
+STATE = "state.json"
+LOCK = ".lock"
+log = logging.getLogger(__name__)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TakenNote(_Model):
+    """A statement already taken in, and the source of the memory made from it."""
+
+    sha: str
+    text: str
+    source: str
+
+
+class NotesFile(_Model):
+    kind: Literal["notes"] = "notes"
+    key: str
+    sha: str = ""
+    size: int = 0
+    mtime_ns: int = 0
+    revision: int = 0
+    notes: list[TakenNote] = Field(default_factory=list)
+
+
+class TranscriptFile(_Model):
+    kind: Literal["transcript"] = "transcript"
+    key: str
+    offset: int = 0
+    head: str = ""
+    session: str = ""
+
+
+TrackedFile = NotesFile | TranscriptFile
+
+
+class SyncState(_Model):
+    version: Literal[1] = 1
+    files: dict[str, NotesFile | TranscriptFile] = Field(default_factory=dict)
+
+
+class StateStore:
+    """Loads and saves the state of one data home."""
+
+    def __init__(self, home: Path) -> None:
+        self.folder = home / "sync"
+
+    @property
+    def path(self) -> Path:
+        return self.folder / STATE
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        private_dir(self.folder)
+        with open_private(self.folder / LOCK, "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def load(self) -> SyncState:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return SyncState()
+        try:
+            return SyncState.model_validate_json(data)
+        except ValidationError as exc:
+            aside = self.path.with_name(STATE + ".unreadable")
+            os.replace(self.path, aside)
+            log.warning("sync state %s unreadable (%s); moved to %s", self.path, exc, aside)
+            return SyncState()
+
+    def save(self, state: SyncState) -> None:
+        private_dir(self.folder)
+        temp = self.path.with_name(f".{STATE}.tmp")
+        with open_private(temp, "w", encoding="utf-8") as out:
+            out.write(state.model_dump_json())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, self.path)
+        folder = os.open(self.folder, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)

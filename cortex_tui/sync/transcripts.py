@@ -1,0 +1,101 @@
+"""A transcript's new lines → spool entries, one per exchange, as the post hook makes them.
+
+Only what was written since the last sync is read (from a byte offset). The new turns
+are cut into exchanges (a prompt and the replies to it); each becomes a spooled turn of
+the transcript's session, captured in order, so each exchange is the next turn of its
+session and recall reads a turn with the one before it. Claude Code names a transcript
+by its session and the post hook keeps its own offset for that session: sync starts
+from the further of the two and moves both, so a conversation the hook captured is not
+captured again by sync, nor the other way round.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cortex_tui.capture.transcript import Turn, conversation_text, read_transcript_turns
+from cortex_tui.engine.spool import Offsets, turn_key
+from cortex_tui.errors import InvalidInputError
+from cortex_tui.integrations.project import project_for, safe_name
+from cortex_tui.sync.files import Skipped
+from cortex_tui.sync.state import TranscriptFile
+from cortex_tui.untrusted.files import read_regular
+
+HEAD_BYTES = 64 * 1024
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TranscriptRead:
+    entries: list[dict[str, Any]]
+    tracked: TranscriptFile
+    turns: int
+
+
+def read_new_exchanges(
+    path: Path, tracked: TranscriptFile, offsets: Offsets, project: str | None
+) -> TranscriptRead:
+    """The exchanges written since `tracked.offset`, and the state after them."""
+    session = tracked.session or path.stem  # Claude Code names a transcript by its session
+    head = transcript_head(path)
+    start = tracked.offset if tracked.head in ("", head) else 0  # rewritten: start over
+    start = max(start, offsets.get(safe_name(session)))
+    turns: list[Turn] = []
+    while True:
+        try:
+            more, end = read_transcript_turns(path, start)
+        except InvalidInputError as exc:
+            raise Skipped(path, str(exc)) from None
+        turns.extend(more)
+        if end <= start:
+            break
+        start = end
+    where = project or project_for(next((t.cwd for t in turns if t.cwd), None))
+    entries = [
+        _entry(text, session, where, tracked.key) for text in _exchanges(turns) if text.strip()
+    ]
+    after = tracked.model_copy(update={"offset": start, "head": head, "session": session})
+    return TranscriptRead(entries, after, len(turns))
+
+
+def remember_offset(offsets: Offsets, tracked: TranscriptFile) -> None:
+    """Tell the post hook how far this session's transcript has been taken in."""
+    if tracked.session and offsets.get(safe_name(tracked.session)) < tracked.offset:
+        offsets.set(safe_name(tracked.session), tracked.offset)
+
+
+def _exchanges(turns: list[Turn]) -> list[str]:
+    """Each prompt with the replies after it (replies before the first prompt together)."""
+    groups: list[list[Turn]] = []
+    for turn in turns:
+        if turn.role == "user" or not groups:
+            groups.append([])
+        groups[-1].append(turn)
+    return [conversation_text(group) for group in groups]
+
+
+def _entry(text: str, session: str, project: str | None, key: str) -> dict[str, Any]:
+    return {
+        "key": turn_key(session, text),
+        "text": text,
+        "project": project,
+        "session_id": session,
+        "source": f"sync:{key}",
+        "at": time.time(),
+    }
+
+
+def transcript_head(path: Path) -> str:
+    """A hash of the transcript's first line (complete lines only; "" before there is
+    one): a transcript grows at its end, so a different first line means a new file."""
+    try:
+        data = read_regular(path, limit=HEAD_BYTES, what="transcript").data
+    except InvalidInputError as exc:
+        raise Skipped(path, str(exc)) from None
+    newline = data.find(b"\n")
+    return "" if newline < 0 else hashlib.sha256(data[:newline]).hexdigest()[:12]
