@@ -73,3 +73,12 @@ def synthetic_texts(count: int, seed: int) -> list[str]:
         f"{rng.choice(_OBJECTS)}{rng.choice(_TAILS)}"
         for _ in range(count)
     ]
+
+
+def distinct_statements(count: int, seed: int) -> list[str]:
+    """Statements that share no phrasing (six made-up words each), so the write path
+    stores every one as new: what a benchmark of "saved → recallable" needs, where a
+    statement folded into a similar one would never come back as written."""
+    rng = random.Random(seed)
+    words = [f"{a}{b}" for a in "bcdfghklmnprstvz" for b in ("ar", "el", "ix", "on", "um", "ost")]
+    return [f"Item {i}: " + " ".join(rng.sample(words, 6)) + "." for i in range(count)]

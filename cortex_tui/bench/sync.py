@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.bench.corpus import synthetic_texts
+from cortex_tui.bench.corpus import distinct_statements, synthetic_texts
 from cortex_tui.bench.hooks import served_home
 from cortex_tui.bench.timing import Timing
 from cortex_tui.config import load_settings
@@ -93,14 +93,13 @@ def _time_watch(home: Path, folder: Path, saves: int) -> dict[str, Any]:
     try:
         if not ready.wait(SAVE_TIMEOUT):
             raise RuntimeError("the watch did not start")
-        for i in range(saves):
-            line = f"Bench save {i}: the ledger service {i} moved to port {7000 + i}"
+        for line in distinct_statements(saves, seed=17):
             t0 = time.perf_counter()
             with notes.open("a") as out:
                 out.write(f"- {line}\n")
             while not _recalled(remote, line):
                 if time.perf_counter() - t0 > SAVE_TIMEOUT:
-                    raise RuntimeError(f"save {i} was not recallable within {SAVE_TIMEOUT} s")
+                    raise RuntimeError(f"{line!r} was not recallable within {SAVE_TIMEOUT} s")
                 time.sleep(RECALL_POLL)
             timing.samples.append(time.perf_counter() - t0)
     finally:

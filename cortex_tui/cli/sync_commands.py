@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.cli.progress import phase_progress, terminal_progress
-from cortex_tui.errors import InvalidInputError
+from cortex_tui.errors import CortexError, InvalidInputError
 
 if TYPE_CHECKING:
     from cortex_tui.sync.deliver import Delivery
@@ -75,7 +75,10 @@ def cmd_watch(ctx: CommandContext) -> int:
 
     def on_batch() -> None:
         started = time.perf_counter()
-        _status(ctx, *_pass(ctx, wait=True, bar=False), started=started)
+        try:
+            _status(ctx, *_pass(ctx, wait=True, bar=False), started=started)
+        except CortexError as exc:  # one failed pass does not end the watch
+            print(f"{time.strftime('%H:%M:%S')} pass failed: {exc}", file=sys.stderr, flush=True)
 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a foreground watch ends
         watch_paths([Path(p) for p in ctx.args.paths], on_batch, ready=catch_up)
@@ -118,7 +121,10 @@ def _status(
         return
     said = " · ".join(changed) or f"{report.files_seen} files, nothing new"
     took = time.perf_counter() - started
-    outcome = f"stored in {took:.1f} s" if delivery.stored else delivery.note
+    if not delivery.stored:
+        outcome = delivery.note
+    else:
+        outcome = f"stored in {took:.1f} s" if delivery.operations else "up to date"
     print(f"{time.strftime('%H:%M:%S')} {said} ({outcome})", flush=True)
 
 

@@ -37,7 +37,13 @@ from cortex_tui.integrations.project import project_for
 from cortex_tui.sync.diff import diff_notes
 from cortex_tui.sync.files import Kind, Skipped, check_transcript, kind_of, read_notes, walk
 from cortex_tui.sync.notes import Note, note_tags, note_type, parse_notes
-from cortex_tui.sync.state import NotesFile, StateStore, SyncState, TranscriptFile
+from cortex_tui.sync.state import (
+    NotesFile,
+    StateStore,
+    SyncState,
+    TrackedFile,
+    TranscriptFile,
+)
 from cortex_tui.sync.transcripts import read_new_exchanges, remember_offset, transcript_head
 
 RENAME_OVERLAP = 0.6
@@ -146,6 +152,16 @@ class _Pass:
         self.pending: list[dict[str, Any]] = []
         self.seen: set[str] = set()
         self.transcripts_read: list[TranscriptFile] = []
+        self.dirty = False
+        """Whether the state changed since it was loaded or last saved."""
+
+    def _record(self, name: str, tracked: TrackedFile) -> None:
+        self.state.files[name] = tracked
+        self.dirty = True
+
+    def _drop(self, name: str) -> TrackedFile:
+        self.dirty = True
+        return self.state.files.pop(name)
 
     # --- which files ---------------------------------------------------------------
 
@@ -186,6 +202,8 @@ class _Pass:
                 self._take_transcript(path)
         except Skipped as skipped:
             self.report.skipped.append(str(skipped))
+        except OSError as exc:  # gone or locked away between the walk and the read
+            self.report.skipped.append(f"skipped {path}: {exc.strerror or exc}; sync it again")
 
     def _take_notes(self, path: Path) -> None:
         name = path.as_posix()
@@ -205,9 +223,8 @@ class _Pass:
         if not isinstance(tracked, NotesFile):
             tracked, change.renamed_from = self._renamed_notes(path, sha, notes)
         if tracked.sha == sha:
-            self.state.files[name] = tracked.model_copy(
-                update={"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-            )
+            seen = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+            self._record(name, tracked.model_copy(update=seen))
             if change.renamed_from:
                 self.report.changes.append(change)
             else:
@@ -221,16 +238,15 @@ class _Pass:
 
         diff = diff_notes(tracked.notes, notes, draft)
         revision = tracked.revision + 1
-        self.state.files[name] = tracked.model_copy(
-            update={
-                "sha": sha,
-                "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-                "revision": revision,
-                "notes": diff.taken,
-                "key": file_key(path),
-            }
-        )
+        taken = {
+            "sha": sha,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "revision": revision,
+            "notes": diff.taken,
+            "key": file_key(path),
+        }
+        self._record(name, tracked.model_copy(update=taken))
         change.added, change.edited, change.retired = diff.added, diff.edited, diff.retired
         self.report.changes.append(change)
         if diff.changed:
@@ -254,7 +270,7 @@ class _Pass:
                 best = (share, name)
         if best is None:
             return NotesFile(key=file_key(path)), None
-        moved = self.state.files.pop(best[1])
+        moved = self._drop(best[1])
         assert isinstance(moved, NotesFile)
         return moved, _shown(Path(best[1]))
 
@@ -269,7 +285,7 @@ class _Pass:
             self.report.unchanged += 1
             return
         read = read_new_exchanges(path, tracked, self.offsets, self.project)
-        self.state.files[name] = read.tracked
+        self._record(name, read.tracked)
         self.transcripts_read.append(read.tracked)
         change.turns = len(read.entries)
         if change.turns or change.renamed_from:
@@ -291,7 +307,7 @@ class _Pass:
         name = next(gone, None)
         if name is None:
             return TranscriptFile(key=file_key(path)), None
-        moved = self.state.files.pop(name)
+        moved = self._drop(name)
         assert isinstance(moved, TranscriptFile)
         return moved.model_copy(update={"key": file_key(path)}), _shown(Path(name))
 
@@ -303,7 +319,7 @@ class _Pass:
             for name in self._tracked_under(root.expanduser().resolve()):
                 if name in self.seen or Path(name).exists():
                     continue
-                tracked = self.state.files.pop(name)
+                tracked = self._drop(name)
                 change = FileChange(_shown(Path(name)), tracked.kind, removed=True)
                 if isinstance(tracked, NotesFile) and tracked.notes:
                     ops = [{"op": RETIRE, "was": t.source} for t in tracked.notes]
@@ -333,7 +349,9 @@ class _Pass:
                 self.report.keys.append(entry["key"])
                 self.report.operations += len(entry.get("changes", {}).get("ops", [])) or 1
             self.pending = []
-        states.save(self.state)
+        if self.dirty:  # a watch's pass over unchanged files writes nothing
+            states.save(self.state)
+            self.dirty = False
         for tracked in self.transcripts_read:
             remember_offset(self.offsets, tracked)
         self.transcripts_read = []

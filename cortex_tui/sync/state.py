@@ -108,15 +108,21 @@ class StateStore:
             return SyncState()
 
     def save(self, state: SyncState) -> None:
-        private_dir(self.folder)
-        temp = self.path.with_name(f".{STATE}.tmp")
-        with open_private(temp, "w", encoding="utf-8") as out:
-            out.write(state.model_dump_json())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, self.path)
-        folder = os.open(self.folder, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        replace_file(self.path, state.model_dump_json())
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write `text` beside `path`, fsync it, rename it over `path` and fsync the folder:
+    a crash leaves the old file or the new one, never a part."""
+    private_dir(path.parent)
+    temp = path.with_name(f".{path.name}.tmp")
+    with open_private(temp, "w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temp, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

@@ -17,7 +17,6 @@ The service can own a watch (`cortex-tui watch --service PATH`): the paths are k
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,12 +24,13 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cortex_tui.errors import InvalidInputError
-from cortex_tui.private import open_private, private_dir
+from cortex_tui.indexer.sources import SKIPPED_FOLDERS
 from cortex_tui.sync.files import kind_of
 from cortex_tui.sync.run import SyncReport, sync_paths
+from cortex_tui.sync.state import replace_file
 
 WATCHED = "watched.json"
-STEP_MS = 100
+STEP_MS = 50
 """Quiet time that ends a burst of changes: a save is taken in this long after it."""
 DEBOUNCE_MS = 1600
 """Longest a burst is collected before a pass runs anyway."""
@@ -58,13 +58,7 @@ def load_watch_list(home: Path) -> WatchList:
 
 
 def save_watch_list(home: Path, watched: WatchList) -> None:
-    folder = private_dir(home / "sync")
-    temp = folder / f".{WATCHED}.tmp"
-    with open_private(temp, "w", encoding="utf-8") as out:
-        out.write(watched.model_dump_json())
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temp, folder / WATCHED)
+    replace_file(home / "sync" / WATCHED, watched.model_dump_json())
 
 
 def watch_paths(
@@ -84,12 +78,19 @@ def watch_paths(
     folders = sorted({p if p.is_dir() else p.parent for p in wanted})
     files = {p for p in wanted if not p.is_dir()}
 
+    watched_folders = [p for p in wanted if p not in files]
+
     def relevant(_change: watchfiles.Change, name: str) -> bool:
+        """A watched file, or under a watched folder a notes file, a transcript or a
+        folder (a folder made and filled at once: the events of the files in it can come
+        before its own watch is in place, and the pass finds them)."""
         path = Path(name)
         if path in files:
             return True
-        named = any(path.is_relative_to(f) for f in wanted if f not in files)
-        return named and kind_of(path, named=False) is not None
+        under = next((f for f in watched_folders if path.is_relative_to(f)), None)
+        if under is None or not _walked(path.relative_to(under)):
+            return False
+        return kind_of(path, named=False) is not None or path.is_dir() or not path.suffix
 
     for folder in folders:
         if not folder.is_dir():
@@ -114,6 +115,11 @@ def watch_paths(
     for batch in changes:
         if batch:
             on_batch()
+
+
+def _walked(relative: Path) -> bool:
+    """Whether `sync` walks into this path (no hidden or dependency folder on the way)."""
+    return not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.parts)
 
 
 class ServiceWatch:

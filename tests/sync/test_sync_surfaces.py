@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import queue
-import random
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.bench.corpus import distinct_statements
 from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
@@ -147,17 +147,36 @@ def test_watch_takes_in_each_save_and_stops_cleanly_on_ctrl_c(
     ]
 
 
-def _sentences(count: int) -> list[str]:
-    """Statements far enough apart that none folds into another."""
-    rng = random.Random(7)
-    words = [f"{a}{b}" for a in "bcdfghklmnprstvz" for b in ("ar", "el", "ix", "on", "um", "ost")]
-    return [f"Item {i}: " + " ".join(rng.sample(words, 6)) + "." for i in range(count)]
+def test_a_failed_pass_does_not_end_the_watch(
+    watcher: tuple[subprocess.Popen[str], Lines, Path], cli: Cli
+) -> None:
+    process, lines, folder = watcher
+    lines.expect("MEMORY.md: 1 new")  # the catch-up pass
+    lines.expect("watching")
+    memory = folder / "MEMORY.md"
+    holder = make_engine(cli.home, HashingEmbedder())  # the store is busy: the pass fails
+    try:
+        memory.write_text(memory.read_text() + "- The wiki moved to Notion.\n")
+        failed = lines.expect("pass failed:")
+        assert "another process" in failed or "locked" in failed, failed
+    finally:
+        holder.close()
+    memory.write_text(memory.read_text() + "- The office closes at six.\n")
+    lines.expect("MEMORY.md: 1 new (stored in")  # this change and the queued one
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 0
+    listed = json.loads(cli("list", "--json").out)["memories"]
+    assert sorted(m["content"] for m in listed) == [
+        "The build server is called forge.",
+        "The office closes at six.",
+        "The wiki moved to Notion.",
+    ]
 
 
 def test_the_service_killed_mid_sync_loses_and_doubles_nothing(tmp_path: Path) -> None:
     home = tmp_path / "home"
     notes = tmp_path / "MEMORY.md"
-    sentences = _sentences(600)
+    sentences = distinct_statements(600, seed=7)
     notes.write_text("".join(f"- {s}\n" for s in sentences))
     service = start_service(home)
     try:
