@@ -25,7 +25,8 @@ from cortex_tui.integrations.turns import capture_turn, drain_spool
 POLL = 0.05
 POLL_MAX = 0.5
 """The spool is polled often at first (a one-line change is stored in tens of ms), then
-less (a long file's drain is not slowed by a watcher parsing the spool ten times a second)."""
+less (a long file's drain is not slowed by a watcher parsing the spool many times a
+second)."""
 Progress = Callable[[int, int], None]
 """(operations stored, operations in all)."""
 
