@@ -282,7 +282,7 @@ class LocalEngine:
     def _document_vector(self, content: str) -> Matrix:
         """A memory's vector as `insert` and `reembed` make it: a model with a document
         prompt (e5's "passage: ") embeds memories with it, queries with the query one."""
-        vector: Matrix = self.embedder.embed([content])[0]
+        vector: Matrix = self.document_vectors([content])[0]
         return vector
 
     def document_vectors(self, contents: Sequence[str]) -> Matrix:

@@ -67,7 +67,8 @@ class Fence:
 def parse_sections(text: str) -> list[Section]:
     """Sections in document order; sections whose body is blank are left out (their
     titles live on in their subsections' paths)."""
-    lines = _without_front_matter(text.splitlines())
+    lines = text.splitlines()
+    lines = lines[front_matter_end(lines) :]
     sections: list[Section] = []
     stack: list[tuple[int, str]] = []
     slug = ""
@@ -99,21 +100,29 @@ def parse_sections(text: str) -> list[Section]:
     return sections
 
 
-def _heading(line: str) -> tuple[int, str] | None:
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level 1–6, title without closing `#`s) when the line is an ATX heading."""
     match = _HEADING.match(line)
-    if match is None or len(match.group(1)) > MAX_SECTION_LEVEL:
+    if match is None:
         return None
-    title = _CLOSING_HASHES.sub("", match.group(2) or "").strip()
-    return len(match.group(1)), _LINK.sub(r"\1", title)
+    return len(match.group(1)), _CLOSING_HASHES.sub("", match.group(2) or "").strip()
 
 
-def _without_front_matter(lines: list[str]) -> list[str]:
+def front_matter_end(lines: list[str]) -> int:
+    """Index of the first line after a YAML front matter block (0 when there is none)."""
     if not lines or lines[0].strip() != "---":
-        return lines
+        return 0
     for end, line in enumerate(lines[1:], 1):
         if line.strip() in ("---", "..."):
-            return lines[end + 1 :]
-    return lines
+            return end + 1
+    return 0
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    heading = atx_heading(line)
+    if heading is None or heading[0] > MAX_SECTION_LEVEL:
+        return None
+    return heading[0], _LINK.sub(r"\1", heading[1])
 
 
 class _SlugCounter:

@@ -94,19 +94,37 @@ def spool_turn(event: HookEvent, home: Path, log: logging.Logger) -> Spool | Non
     session = safe_name(event.session_id)
     text, new_offset = _turn_text(event, home, session, log)
     if text.strip():
-        key = turn_key(event.session_id, text)
-        entry = {
-            "key": key,
-            "text": text,
-            "project": project_for(event.cwd),
-            "session_id": event.session_id,
-            "at": time.time(),
-        }
+        entry = turn_entry(text, event.session_id, project_for(event.cwd))
         if spool.append(entry):
-            log.info("spooled turn %s of session %s (%d chars)", key[:8], session, len(text))
+            log.info(
+                "spooled turn %s of session %s (%d chars)", entry["key"][:8], session, len(text)
+            )
     if new_offset is not None:
         Offsets(home / "spool" / "offsets").set(session, new_offset)
     return spool
+
+
+def turn_entry(
+    text: str, session_id: str | None, project: str | None, source: str | None = None
+) -> dict[str, Any]:
+    """A conversation turn as the spool holds it, keyed by session and text (the same
+    turn spooled twice is one entry); `source` names where it was read, when not a hook
+    (file sync's transcripts)."""
+    entry: dict[str, Any] = {
+        "key": turn_key(session_id, text),
+        "text": text,
+        "project": project,
+        "session_id": session_id,
+        "at": time.time(),
+    }
+    if source is not None:
+        entry["source"] = source
+    return entry
+
+
+def entry_size(entry: dict[str, Any]) -> int:
+    """The work in a spooled entry: a file's statements, else one turn or draft."""
+    return len(entry.get("changes", {}).get("ops", [])) or 1
 
 
 CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]

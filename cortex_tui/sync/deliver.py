@@ -20,7 +20,7 @@ from cortex_tui.config import Settings
 from cortex_tui.engine import service_link
 from cortex_tui.engine.spool import Spool, TurnProgress
 from cortex_tui.integrations.file_changes import BATCH
-from cortex_tui.integrations.turns import capture_turn, drain_spool
+from cortex_tui.integrations.turns import capture_turn, drain_spool, entry_size
 
 POLL = 0.05
 POLL_MAX = 0.5
@@ -52,7 +52,7 @@ def deliver(
     while the service was down (a sync that says "stored" leaves nothing behind)."""
     log = log or logging.getLogger(__name__)
     spool = Spool(settings.home / "spool", log)
-    sizes = {entry["key"]: _size(entry) for entry in spool.pending()}
+    sizes = {entry["key"]: entry_size(entry) for entry in spool.pending()}
     operations = sum(sizes.values())
     if not sizes:
         return Delivery(stored=True)
@@ -74,11 +74,6 @@ def deliver(
     if _watch_drain(home, spool, sizes, progress):
         return Delivery(True, operations)
     return Delivery(False, operations, f"{queued} (the service stopped)")
-
-
-def _size(entry: dict[str, Any]) -> int:
-    """Operations in a spooled entry: a file's statements, else one turn or draft."""
-    return len(entry.get("changes", {}).get("ops", [])) or 1
 
 
 def _watch_drain(
@@ -124,7 +119,7 @@ def _drain_here(
         nonlocal done
         counted = _Counting(turn, progress, done, operations) if "changes" in item else turn
         summary = capture_turn(engine, item, counted)
-        done += _size(item)
+        done += entry_size(item)
         if progress:
             progress(min(done, operations), operations)
         return summary

@@ -10,7 +10,7 @@ into ~800-character chunks):
 - a fenced code block joins the statement right before it when nothing or only a blank
   line after a `:` separates them ("Deploy with:" + the command), else stands alone;
 - headings (`#` to `######`) are not statements: they give the statements under them
-  their heading path, from which type and tags come (`classify_heading`);
+  their heading path, from which type and tags come (`note_type`, `note_tags`);
 - front matter, HTML comments and thematic breaks (`---`) are skipped.
 
 A statement's identity is the hash of its text with whitespace collapsed: moving a line
@@ -23,14 +23,12 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from cortex_tui.indexer.markdown import Fence
+from cortex_tui.indexer.markdown import Fence, atx_heading, front_matter_end
 from cortex_tui.models import MemoryType
 
 MAX_CHARS = 2000
 """A statement longer than this (a list item with a long tail) is cut into several."""
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SPACES = re.compile(r"\s+")
@@ -94,7 +92,7 @@ def parse_notes(text: str) -> list[Note]:
     """The statements of a notes file, in file order."""
     lines = text.splitlines()
     reader = _Reader()
-    number = _front_matter_end(lines)
+    number = front_matter_end(lines)
     fence: Fence | None = None
     comment = False
     while number < len(lines):
@@ -117,7 +115,7 @@ def parse_notes(text: str) -> list[Note]:
             if reader.open is not None:
                 reader.open.ended_by_blank = True
             continue
-        if (heading := _heading(line)) is not None:
+        if (heading := atx_heading(line)) is not None:
             reader.heading(*heading)
             continue
         if _BREAK.match(line):
@@ -173,23 +171,6 @@ def _open_code(reader: _Reader, number: int, line: str) -> None:
         return
     reader.close()
     reader.open = _Open(number, [line.rstrip()], None)
-
-
-def _heading(line: str) -> tuple[int, str] | None:
-    match = _HEADING.match(line)
-    if match is None:
-        return None
-    title = _CLOSING_HASHES.sub("", match.group(2) or "").strip()
-    return len(match.group(1)), title
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    if not lines or lines[0].strip() != "---":
-        return 0
-    for end, line in enumerate(lines[1:], 1):
-        if line.strip() in ("---", "..."):
-            return end + 1
-    return 0
 
 
 def _has_words(text: str) -> bool:

@@ -34,6 +34,7 @@ from cortex_tui.errors import InvalidInputError
 from cortex_tui.indexer.sources import file_key
 from cortex_tui.integrations.file_changes import RETIRE, unit_source
 from cortex_tui.integrations.project import project_for
+from cortex_tui.integrations.turns import entry_size
 from cortex_tui.sync.diff import diff_notes
 from cortex_tui.sync.files import Kind, Skipped, check_transcript, kind_of, read_notes, walk
 from cortex_tui.sync.notes import Note, note_tags, note_type, parse_notes
@@ -145,7 +146,6 @@ class _Pass:
     ) -> None:
         self.state = state
         self.project = project or None
-        self.log = log
         self.spool = Spool(home / "spool", log)
         self.offsets = Offsets(home / "spool" / "offsets")
         self.report = SyncReport()
@@ -232,9 +232,10 @@ class _Pass:
             return
         project = self.project or project_for(str(path.parent))
         dated = _date_in(path.name)
+        key = file_key(path)  # a renamed file's new statements are named by its new name
 
         def draft(note: Note) -> dict[str, Any]:
-            return _draft(note, tracked.key, project, dated)
+            return _draft(note, key, project, dated)
 
         diff = diff_notes(tracked.notes, notes, draft)
         revision = tracked.revision + 1
@@ -244,7 +245,7 @@ class _Pass:
             "mtime_ns": stat.st_mtime_ns,
             "revision": revision,
             "notes": diff.taken,
-            "key": file_key(path),
+            "key": key,
         }
         self._record(name, tracked.model_copy(update=taken))
         change.added, change.edited, change.retired = diff.added, diff.edited, diff.retired
@@ -347,7 +348,7 @@ class _Pass:
             self.spool.append_many(self.pending)
             for entry in self.pending:
                 self.report.keys.append(entry["key"])
-                self.report.operations += len(entry.get("changes", {}).get("ops", [])) or 1
+                self.report.operations += entry_size(entry)
             self.pending = []
         if self.dirty:  # a watch's pass over unchanged files writes nothing
             states.save(self.state)

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cortex_tui.capture.transcript import Turn, conversation_text, read_transcript_turns
-from cortex_tui.engine.spool import Offsets, turn_key
+from cortex_tui.engine.spool import Offsets
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.integrations.file_changes import SOURCE_SCHEME
 from cortex_tui.integrations.project import project_for, safe_name
+from cortex_tui.integrations.turns import turn_entry
 from cortex_tui.sync.files import Skipped
 from cortex_tui.sync.state import TranscriptFile
 from cortex_tui.untrusted.files import read_regular
@@ -56,8 +57,9 @@ def read_new_exchanges(
             break
         start = end
     where = project or project_for(next((t.cwd for t in turns if t.cwd), None))
+    source = f"{SOURCE_SCHEME}{tracked.key}"
     entries = [
-        _entry(text, session, where, tracked.key) for text in _exchanges(turns) if text.strip()
+        turn_entry(text, session, where, source) for text in _exchanges(turns) if text.strip()
     ]
     after = tracked.model_copy(update={"offset": start, "head": head, "session": session})
     return TranscriptRead(entries, after, len(turns))
@@ -77,17 +79,6 @@ def _exchanges(turns: list[Turn]) -> list[str]:
             groups.append([])
         groups[-1].append(turn)
     return [conversation_text(group) for group in groups]
-
-
-def _entry(text: str, session: str, project: str | None, key: str) -> dict[str, Any]:
-    return {
-        "key": turn_key(session, text),
-        "text": text,
-        "project": project,
-        "session_id": session,
-        "source": f"sync:{key}",
-        "at": time.time(),
-    }
 
 
 def transcript_head(path: Path) -> str:
