@@ -65,9 +65,9 @@ def bench_hooks(
     with served_home(seed_store, embedder_kind) as (home, env, cold_start):
         pre, pre_cached, direct, post = Timing(), Timing(), Timing(), Timing()
         for prompt in prompts[:runs]:
-            pre.samples.append(_run_hook("pre", _prompt_event(prompt), env))
+            pre.samples.append(run_hook("pre", _prompt_event(prompt), env))
         for _ in range(runs):
-            pre_cached.samples.append(_run_hook("pre", _prompt_event(prompts[0]), env))
+            pre_cached.samples.append(run_hook("pre", _prompt_event(prompts[0]), env))
         for prompt in prompts[: runs * 5]:
             body = {"event": _prompt_event(prompt + " (direct)"), "text_format": False}
             t0 = time.perf_counter()
@@ -75,7 +75,7 @@ def bench_hooks(
             direct.samples.append(time.perf_counter() - t0)
         for i, prompt in enumerate(prompts[:runs]):
             turn = f"User: {prompt}\n\nAssistant: We decided to keep option {i}."
-            post.samples.append(_run_hook("post", turn, env))
+            post.samples.append(run_hook("post", turn, env))
     return {
         "service_cold_start_ms": round(cold_start * 1000, 1),
         "pre_hook_process": pre.summary(),
@@ -91,9 +91,10 @@ def _prompt_event(prompt: str) -> str:
     )
 
 
-def _run_hook(kind: str, stdin: str, env: dict[str, str]) -> float:
+def run_hook(kind: str, stdin: str, env: dict[str, str], output: list[str] | None = None) -> float:
+    """Seconds one hook process takes, start to exit; its stdout goes to `output`."""
     t0 = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "cortex_tui", "--hook", kind],
         input=stdin,
         text=True,
@@ -102,4 +103,7 @@ def _run_hook(kind: str, stdin: str, env: dict[str, str]) -> float:
         check=True,
         timeout=60,
     )
-    return time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    if output is not None:
+        output.append(done.stdout)
+    return seconds

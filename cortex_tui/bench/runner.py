@@ -46,6 +46,8 @@ HOOK_STORE_SIZE = 1000
 SESSION_TURNS = 20
 SYNC_LINES = 10_000
 SYNC_SAVES = 20
+LOAD_SESSIONS = 8
+LOAD_TURNS = 25
 
 
 @dataclass
@@ -57,6 +59,8 @@ class BenchOptions:
     hook_runs: int = HOOK_RUNS
     sync_lines: int = SYNC_LINES
     sync_saves: int = SYNC_SAVES
+    load_sessions: int = LOAD_SESSIONS
+    load_turns: int = LOAD_TURNS
 
 
 def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
@@ -85,12 +89,22 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
             entry = _bench_size(settings, embedder, Path(tmp), size, base_vectors, queries)
         say(f"{size} memories: {entry}")
         report["stores"].append(entry)
+    seed = lambda home: _seed_hook_store(settings, embedder, home, base_vectors)  # noqa: E731
     if options.hook_runs:
-        seed = lambda home: _seed_hook_store(settings, embedder, home, base_vectors)  # noqa: E731
         report["hooks"] = bench_hooks(seed, settings.embedder.kind, queries, options.hook_runs)
         say(f"hooks through the service ({HOOK_STORE_SIZE} memories): {report['hooks']}")
         report["mcp"] = bench_mcp(seed, settings.embedder.kind, queries, options.hook_runs)
         say(f"MCP tool calls over stdio ({HOOK_STORE_SIZE} memories): {report['mcp']}")
+    if options.load_sessions and options.load_turns:
+        from cortex_tui.bench.load import bench_load
+
+        report["load"] = bench_load(
+            seed, settings.embedder.kind, options.load_sessions, options.load_turns
+        )
+        say(
+            f"agent sessions at once through the service ({HOOK_STORE_SIZE} memories): "
+            f"{report['load']}"
+        )
     if options.sync_lines or options.sync_saves:
         from cortex_tui.bench.sync import bench_sync
 

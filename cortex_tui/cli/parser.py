@@ -224,6 +224,13 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         default=20,
         help="saves timed from the file to recallable while `watch` runs (0: skip)",
     )
+    p.add_argument(
+        "--load-sessions",
+        type=int,
+        default=8,
+        help="agent sessions hooking into one service at once (0: skip the load run)",
+    )
+    p.add_argument("--load-turns", type=int, default=25, help="turns each of those sessions takes")
 
 
 def _recall_filters(p: argparse.ArgumentParser) -> None:

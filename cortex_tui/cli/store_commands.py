@@ -196,8 +196,10 @@ def cmd_bench(ctx: CommandContext) -> int:
         sizes = [int(s) for s in a.sizes]
     except ValueError:
         raise InvalidInputError("--sizes takes whole numbers, e.g. --sizes 1000,10000") from None
-    if min(a.sync_lines, a.sync_saves) < 0:
-        raise InvalidInputError("--sync-lines and --sync-saves take 0 (skip) or more")
+    if min(a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns) < 0:
+        raise InvalidInputError(
+            "--sync-lines, --sync-saves, --load-sessions and --load-turns take 0 (skip) or more"
+        )
     if a.import_count < 1:
         raise InvalidInputError(f"--import-count must be at least 1, got {a.import_count}")
     options = BenchOptions(
@@ -208,6 +210,8 @@ def cmd_bench(ctx: CommandContext) -> int:
         import_count=a.import_count,
         sync_lines=a.sync_lines,
         sync_saves=a.sync_saves,
+        load_sessions=a.load_sessions if a.load_turns else 0,
+        load_turns=a.load_turns,
     )
     report = run_bench(options, progress=None if ctx.json else print)
     ctx.emit(report, "")

@@ -8,8 +8,8 @@ service did.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from cortex_tui.capture.heuristic import extract_heuristic
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
+from cortex_tui.embed.base import Matrix
 from cortex_tui.engine.write_path import NOTHING_RELATED
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.models import Candidate, MemoryDraft, WriteAction, WriteResult
@@ -59,7 +60,8 @@ class CaptureReport(BaseModel):
     outcomes: list[CaptureOutcome]
 
 
-Remember = Callable[[MemoryDraft, Candidate], WriteResult]
+Remember = Callable[[MemoryDraft, Candidate, Matrix | None], WriteResult]
+"""Write one candidate's draft (with its vector, when the caller embedded a batch)."""
 
 
 class CaptureProgress(Protocol):
@@ -76,23 +78,44 @@ class CaptureProgress(Protocol):
 
 
 @dataclass
+class PreparedTurn:
+    """A turn's candidates, extracted (or read back from a capture a crash cut short)
+    and not yet written: extraction needs no store, so it runs outside any lock."""
+
+    project: str | None
+    session_id: str | None
+    source: str
+    candidates: list[Candidate]
+    extractor: str
+    fallback_reason: str | None
+    replay: bool
+    skipped: dict[int, str] = field(default_factory=dict)
+    """Candidates not to write, by index, with the reason."""
+
+    def to_write(self) -> list[int]:
+        return [i for i in range(len(self.candidates)) if i not in self.skipped]
+
+    def contents(self) -> list[str]:
+        """What `to_write` stores, in that order: the rows of its vectors."""
+        return [self.candidates[i].content for i in self.to_write()]
+
+
+@dataclass
 class Capturer:
     settings: Settings
     clock: Clock
     llm: LLMClient | None
     remember: Remember
 
-    def capture(
+    def prepare(
         self,
         text: str,
         *,
         project: str | None,
         session_id: str | None,
         source: str,
-        turn: int | None = None,
         progress: CaptureProgress | None = None,
-    ) -> CaptureReport:
-        """`turn` is the turn's position in its session, given to each of its memories."""
+    ) -> PreparedTurn:
         saved = progress.saved_candidates() if progress else None
         if saved is not None:
             # A replay: the candidates extracted before the crash, not a new extraction
@@ -103,39 +126,59 @@ class Capturer:
             candidates, extractor, fallback = self._extract(text, project)
             if progress:
                 progress.save_candidates([c.model_dump(mode="json") for c in candidates])
-        outcomes: list[CaptureOutcome] = []
+        prepared = PreparedTurn(
+            project, session_id, source, candidates, extractor, fallback, saved is not None
+        )
         floor = self.settings.write.min_confidence
         for index, candidate in enumerate(candidates):
             if progress and progress.is_written(index):
-                outcomes.append(
-                    CaptureOutcome(candidate=candidate, skipped="written before a restart")
-                )
-                continue
-            if candidate.confidence < floor:
-                outcomes.append(
-                    CaptureOutcome(
-                        candidate=candidate, skipped=f"confidence {candidate.confidence:.2f}"
-                    )
-                )
+                prepared.skipped[index] = "written before a restart"
+            elif candidate.confidence < floor:
+                prepared.skipped[index] = f"confidence {candidate.confidence:.2f}"
+        return prepared
+
+    def write(
+        self,
+        prepared: PreparedTurn,
+        *,
+        turn: int | None,
+        vectors: Matrix | None = None,
+        present: Collection[str] = (),
+        progress: CaptureProgress | None = None,
+    ) -> CaptureReport:
+        """Write the prepared candidates; `turn` is the turn's position in its session,
+        given to each of its memories; `vectors` are the rows of `prepared.contents()`;
+        `present` holds contents a replay finds already stored for this turn."""
+        rows = dict(zip(prepared.to_write(), vectors, strict=True)) if vectors is not None else {}
+        outcomes: list[CaptureOutcome] = []
+        for index, candidate in enumerate(prepared.candidates):
+            reason = prepared.skipped.get(index)
+            if reason is None and candidate.content.strip() in present:
+                reason = "written before a restart"
+            if reason is not None:
+                outcomes.append(CaptureOutcome(candidate=candidate, skipped=reason))
                 continue
             draft = MemoryDraft(
                 content=candidate.content,
                 type=candidate.type,
                 scope=candidate.scope,
-                project=project,
+                project=prepared.project,
                 tags=candidate.tags,
                 confidence=candidate.confidence,
-                session_id=session_id,
+                session_id=prepared.session_id,
                 turn=turn,
-                source=source,
+                source=prepared.source,
                 valid_from=candidate.valid_at,
             )
-            outcomes.append(
-                CaptureOutcome(candidate=candidate, result=self.remember(draft, candidate))
-            )
+            result = self.remember(draft, candidate, rows.get(index))
+            outcomes.append(CaptureOutcome(candidate=candidate, result=result))
             if progress:
                 progress.mark_written(index)
-        return CaptureReport(extractor=extractor, fallback_reason=fallback, outcomes=outcomes)
+        return CaptureReport(
+            extractor=prepared.extractor,
+            fallback_reason=prepared.fallback_reason,
+            outcomes=outcomes,
+        )
 
     def _extract(self, text: str, project: str | None) -> tuple[list[Candidate], str, str | None]:
         if self.llm is not None:

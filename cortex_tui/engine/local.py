@@ -28,7 +28,7 @@ from cortex_tui.engine.backup import (
     prune_automatic,
     write_backup,
 )
-from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport
+from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport, PreparedTurn
 from cortex_tui.engine.checkup import checkup
 from cortex_tui.engine.judging import write_judge
 from cortex_tui.engine.neighbours import NeighbourIndex
@@ -330,30 +330,71 @@ class LocalEngine:
         progress: CaptureProgress | None = None,
     ) -> CaptureReport:
         """Extract candidate memories from a conversation turn and write each one."""
+        prepared = self.prepare_capture(
+            text, project=project, session_id=session_id, source=source, progress=progress
+        )
+        return self.write_capture(prepared, progress=progress)
+
+    def prepare_capture(
+        self,
+        text: str,
+        *,
+        project: str | None = None,
+        session_id: str | None = None,
+        source: str = "capture",
+        progress: CaptureProgress | None = None,
+    ) -> PreparedTurn:
+        """A turn's candidates, extracted without touching the store: the service
+        extracts (and embeds) many turns outside its lock, then writes them in one go."""
         if not text.strip():
             raise InvalidInputError("nothing to capture: the conversation text is empty")
-        capturer = Capturer(self.settings, self.clock, self.llm, self._remember_candidate)
-        return capturer.capture(
-            text,
-            project=project,
-            session_id=session_id,
-            turn=self._next_turn(session_id),
-            source=source,
-            progress=progress,
+        return self._capturer().prepare(
+            text, project=project, session_id=session_id, source=source, progress=progress
         )
 
-    def _next_turn(self, session_id: str | None) -> int | None:
-        """The position of a new turn in its session (after the latest one stored), so
-        its memories are indexed with the turn before them."""
-        if session_id is None:
-            return None
-        latest = self.store.session_turn(session_id)
-        return 0 if not latest or latest[0].turn is None else latest[0].turn + 1
+    def write_capture(
+        self,
+        prepared: PreparedTurn,
+        *,
+        vectors: Matrix | None = None,
+        progress: CaptureProgress | None = None,
+    ) -> CaptureReport:
+        """Write a prepared turn as the next turn of its session; `vectors`: the rows of
+        `prepared.contents()` (embedded here when not given). `progress` records each
+        candidate as written; a caller that makes a batch durable at once records the
+        turn done instead, and a replay finds what a crash left stored."""
+        turn, present = self._turn_of(prepared)
+        if vectors is None and prepared.to_write():
+            vectors = self.document_vectors(prepared.contents())
+        return self._capturer().write(
+            prepared, turn=turn, vectors=vectors, present=present, progress=progress
+        )
 
-    def _remember_candidate(self, draft: MemoryDraft, candidate: Candidate) -> WriteResult:
+    def _capturer(self) -> Capturer:
+        return Capturer(self.settings, self.clock, self.llm, self._remember_candidate)
+
+    def _turn_of(self, prepared: PreparedTurn) -> tuple[int | None, set[str]]:
+        """The turn's position in its session (after the latest one stored, so its
+        memories are indexed with the turn before them) and, for a replay whose turn a
+        crash left partly stored, that turn's position and the contents already there."""
+        if prepared.session_id is None:
+            return None, set()
+        latest = self.store.session_turn(prepared.session_id)
+        if not latest or latest[0].turn is None:
+            return 0, set()
+        if prepared.replay:
+            wanted = {prepared.candidates[i].content.strip() for i in prepared.to_write()}
+            present = wanted & {m.content for m in latest}
+            if present:
+                return latest[0].turn, present
+        return latest[0].turn + 1, set()
+
+    def _remember_candidate(
+        self, draft: MemoryDraft, candidate: Candidate, vector: Matrix | None
+    ) -> WriteResult:
         """Write the draft, then link the memory that now holds it to its entities
         (a duplicate's existing memory gains the links: re-mentions add, never wipe)."""
-        result = self.remember(draft)
+        result = self.remember(draft, vector=vector)
         if not (candidate.entities or candidate.relations):
             return result
         linked = self.link(result.memory, candidate.entities, candidate.relations)

@@ -7,8 +7,9 @@ Capture runs after the append; whoever captures an entry marks it done. An entry
 marked done is replayed later, and each turn has an idempotency key, so a crash loses
 nothing. Progress inside a turn is spooled too (`TurnProgress`): the extracted candidates
 once, then each candidate as it is written, so a replay writes only what is left. The
-one remaining window is a crash between a candidate's write and its record: that one
-candidate is written again and folds into itself as a reinforcement.
+service captures many turns at once and marks them done together once their writes are
+durable; its replay finds what a crash left stored of a turn among its session's latest
+memories and writes only the rest (`LocalEngine.write_capture`).
 A file lock serialises hook processes and the service. Standard library only: the hook
 imports it on every turn.
 
@@ -92,9 +93,15 @@ class Spool:
             return [e for e in self._entries() if e["key"] not in done]
 
     def mark_done(self, key: str) -> None:
-        """Record `key` as captured; when nothing is left pending, start both files over."""
+        self.mark_done_many([key])
+
+    def mark_done_many(self, keys: list[str]) -> None:
+        """Record `keys` as captured with one fsync; when nothing is left pending, start
+        both files over."""
+        if not keys:
+            return
         with self._locked():
-            _append_line(self.folder / DONE, key)
+            _append_line(self.folder / DONE, "\n".join(keys))
             done = self._done()
             if len(done) < _line_count(self.folder / ENTRIES):
                 return  # something is pending: skip parsing every entry to find out

@@ -14,7 +14,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,8 @@ from cortex_tui.integrations.project import project_for, safe_name
 
 if TYPE_CHECKING:
     from cortex_tui.config import HooksConfig
-    from cortex_tui.engine.capture import CaptureProgress
+    from cortex_tui.engine.capture import CaptureProgress, CaptureReport
+    from cortex_tui.engine.capture_batch import Hold
     from cortex_tui.engine.local import LocalEngine
 
 CLAUDE_CONTEXT_CAP = 10_000
@@ -128,35 +129,108 @@ def entry_size(entry: dict[str, Any]) -> int:
 
 
 CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
+CaptureTurns = Callable[
+    [list[dict[str, Any]], list[TurnProgress]], Iterator[list[tuple[int, "str | Exception"]]]
+]
+"""Captures consecutive spooled turns together: yields (position, summary or failure)
+for each, a durable slice at a time."""
 Locked = Callable[[Callable[[], Any]], Any]
 """Runs a piece of store work under the caller's lock (the service's engine lock)."""
+TURN_BATCH = 32
+"""Spooled turns captured together at most: one model call embeds all their candidates."""
 
 
-def drain_spool(spool: Spool, capture: CaptureTurn, log: logging.Logger) -> int:
-    """Capture every pending turn, oldest first, resuming a turn a crash interrupted;
-    `capture` returns a one-line summary for the log. Returns how many were captured.
+def drain_spool(
+    spool: Spool,
+    capture: CaptureTurn,
+    log: logging.Logger,
+    capture_turns: CaptureTurns | None = None,
+) -> int:
+    """Capture every pending entry, oldest first, resuming one a crash interrupted;
+    `capture` returns a one-line summary for the log, and `capture_turns`, when given,
+    takes runs of consecutive conversation turns (drafts and file changes still go one
+    at a time). Returns how many entries were captured.
 
-    A turn whose capture fails stays spooled and the later ones are still captured (one
-    bad turn must not hold the others back); the first failure is raised at the end so
-    the caller retries.
+    An entry whose capture fails stays spooled and the later ones are still captured
+    (one bad turn must not hold the others back); the first failure is raised at the end
+    so the caller retries.
     """
     captured = 0
-    failure: Exception | None = None
-    for item in spool.pending():
-        try:
-            summary = capture(item, spool.progress(item["key"]))
-        except Exception as exc:
+    failures: list[Exception] = []
+
+    def settle(item: dict[str, Any], outcome: str | Exception) -> bool:
+        if isinstance(outcome, Exception):
             log.warning(
-                "turn %s not captured yet: %s: %s", item["key"][:8], type(exc).__name__, exc
+                "turn %s not captured yet: %s: %s",
+                item["key"][:8],
+                type(outcome).__name__,
+                outcome,
             )
-            failure = failure or exc
+            failures.append(outcome)
+            return False
+        log.info("captured turn %s: %s", item["key"][:8], outcome)
+        return True
+
+    pending = spool.pending()
+    position = 0
+    while position < len(pending):
+        run = _turn_run(pending, position) if capture_turns is not None else []
+        if run and capture_turns is not None:
+            progresses = [spool.progress(item["key"]) for item in run]
+            for settled in capture_turns(run, progresses):
+                keys = [run[i]["key"] for i, outcome in settled if settle(run[i], outcome)]
+                spool.mark_done_many(keys)
+                captured += len(keys)
+            position += len(run)
             continue
-        spool.mark_done(item["key"])
-        captured += 1
-        log.info("captured turn %s: %s", item["key"][:8], summary)
-    if failure is not None:
-        raise failure
+        item = pending[position]
+        position += 1
+        try:
+            outcome: str | Exception = capture(item, spool.progress(item["key"]))
+        except Exception as exc:
+            outcome = exc
+        if settle(item, outcome):
+            spool.mark_done(item["key"])
+            captured += 1
+    if failures:
+        raise failures[0]
     return captured
+
+
+def _turn_run(pending: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+    """The conversation turns from `start` on, up to the next draft or file change."""
+    run: list[dict[str, Any]] = []
+    for item in pending[start : start + TURN_BATCH]:
+        if "changes" in item or "draft" in item:
+            break
+        run.append(item)
+    return run
+
+
+def batch_capture(engine: LocalEngine, hold: Hold) -> CaptureTurns:
+    """`capture_turns` for `drain_spool`: the engine's batch capture of spooled turns."""
+    from cortex_tui.engine.capture_batch import TurnToCapture, capture_turns
+
+    def capture(
+        items: list[dict[str, Any]], progresses: list[TurnProgress]
+    ) -> Iterator[list[tuple[int, str | Exception]]]:
+        turns = [
+            TurnToCapture(
+                text=item["text"],
+                project=item.get("project"),
+                session_id=item.get("session_id"),
+                source=item.get("source", "hook"),
+                progress=progress,
+            )
+            for item, progress in zip(items, progresses, strict=True)
+        ]
+        for settled in capture_turns(engine, turns, hold):
+            yield [
+                (i, outcome if isinstance(outcome, Exception) else _summary(outcome))
+                for i, outcome in settled
+            ]
+
+    return capture
 
 
 def capture_turn(
@@ -188,6 +262,10 @@ def capture_turn(
             progress=progress,
         )
     )
+    return _summary(report)
+
+
+def _summary(report: CaptureReport) -> str:
     said = [o.describe().splitlines()[0][:80] for o in report.outcomes]
     return "; ".join(said) or "nothing durable"
 

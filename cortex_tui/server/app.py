@@ -113,9 +113,11 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         return HookAnswer(output=render(event, service.hook_context(plan), body.text_format))
 
     @app.post("/v1/spool/drain", status_code=202)
-    def spool_drain() -> dict[str, int]:
+    def spool_drain() -> dict[str, bool]:
+        """A nudge after each spooled turn: answered at once, without reading the spool
+        (every agent turn sends one)."""
         service.request_drain()
-        return {"pending": service.spool_pending()}
+        return {"draining": True}
 
     @app.post("/v1/sync/watch")
     def sync_watch() -> dict[str, object]:

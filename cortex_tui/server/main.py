@@ -88,6 +88,12 @@ def _print_status(home: Path, as_json: bool) -> int:
             f"{state['spool_pending']} turn(s) or file change(s) waiting for capture, "
             f"{state['captured']} captured since start"
         )
+        for kind, held in state.get("locks", {}).items():
+            print(
+                f"engine held for {kind}: {held['count']} times, p50 {held['hold_p50_ms']} ms, "
+                f"max {held['hold_max_ms']} ms; waited p50 {held['wait_p50_ms']} ms, "
+                f"max {held['wait_max_ms']} ms"
+            )
         if state.get("watching"):
             print(f"watching for sync: {', '.join(state['watching'])}")
         if state.get("watch_error"):

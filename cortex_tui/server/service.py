@@ -1,10 +1,11 @@
 """The state of a running service: the one engine, who may use it when, the
 background capture of spooled turns, and the file watch it may own.
 
-Engine calls are serialised by one lock: the embedded store is not shared between
-threads, and a write must never interleave with another. Every write bumps a generation
-number, which keys the hook's context cache, so a cached context never outlives a change
-to the store.
+Engine calls are serialised by one lock (`engine_lock.py`): the embedded store is not
+shared between threads, and a write must never interleave with another. Reads and the
+pre hook go first; writes hold it in short slices, with their model calls made before.
+Every write bumps a generation number, which keys the hook's context cache, so a cached
+context never outlives a change to the store.
 """
 
 from __future__ import annotations
@@ -14,15 +15,17 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from cortex_tui.config import Settings
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.spool import Spool
-from cortex_tui.integrations.turns import PrePlan, capture_turn, drain_spool
+from cortex_tui.engine.spool import Spool, TurnProgress
+from cortex_tui.integrations.turns import PrePlan, batch_capture, capture_turn, drain_spool
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.server.engine_lock import EngineLock
 from cortex_tui.sync.watch import ServiceWatch
 
 T = TypeVar("T")
@@ -64,7 +67,9 @@ class Service:
         self.settings = settings
         self.home: Path = settings.home
         self.started_at = time.time()
-        self._lock = threading.RLock()
+        self._lock = EngineLock()
+        self._writers = threading.Lock()
+        """One writer at a time, across all the holds of a capture batch."""
         self._generation = 0
         self._cache = ContextCache(settings.service.context_cache_size)
         self._last_request = time.monotonic()
@@ -81,15 +86,23 @@ class Service:
     # --- engine access ---------------------------------------------------------------
 
     def read(self, call: Callable[[], T]) -> T:
-        with self._lock:
+        with self._lock.hold("read", urgent=True):
             return call()
 
     def write(self, call: Callable[[], T]) -> T:
-        with self._lock:
+        with self._writers:
+            return self._write_held(call, "write")
+
+    def _write_held(self, call: Callable[[], T], kind: str) -> T:
+        with self._lock.hold(kind, urgent=False):
             try:
                 return call()
             finally:
                 self._generation += 1
+
+    def contended(self) -> bool:
+        """Whether a read or a hook waits for the engine: a long write should pause."""
+        return self._lock.contended()
 
     def begin_request(self) -> None:
         with self._counter_lock:
@@ -112,8 +125,10 @@ class Service:
 
     def hook_context(self, plan: PrePlan) -> str:
         """The context block for a pre hook, from the cache when the same prompt of the
-        same session was recalled since the store last changed."""
-        with self._lock:
+        same session was recalled since the store last changed. The query is embedded
+        before the engine is held (the recall finds it in the query cache)."""
+        self.engine.embedder.embed_query(plan.query)
+        with self._lock.hold("hook", urgent=True):
             key = (*plan.cache_key(), self._generation)
             cached = self._cache.get(key)
             if cached is not None:
@@ -133,7 +148,7 @@ class Service:
         """One recall before the first hook arrives: model, store and caches get hot, so
         the first real turn is as fast as the rest."""
         started = time.perf_counter()
-        with self._lock:
+        with self._lock.hold("read", urgent=True):
             self.engine.recall(RecallRequest(query="warm up", update_access=False, limit=5))
         log.info("warmed up in %.0f ms", (time.perf_counter() - started) * 1000)
 
@@ -166,7 +181,7 @@ class Service:
             if self._stopping.is_set():
                 return
             try:
-                self.captured += drain_spool(spool, self._capture_one, log)
+                drain_spool(spool, self._capture_one, log, self._capture_turns)
             except _Stopping:
                 return
             except Exception:
@@ -177,7 +192,17 @@ class Service:
     def _capture_one(self, item: dict[str, Any], progress: Any) -> str:
         if self._stopping.is_set():
             raise _Stopping
-        return capture_turn(self.engine, item, progress, self.write)
+        summary = capture_turn(self.engine, item, progress, self.write)
+        self.captured += 1
+        return summary
+
+    def _capture_turns(
+        self, items: list[dict[str, Any]], progresses: list[TurnProgress]
+    ) -> Iterator[list[tuple[int, str | Exception]]]:
+        """Spooled turns captured together, counted as each durable slice is settled."""
+        for settled in batch_capture(self.engine, _CaptureHold(self))(items, progresses):
+            yield settled
+            self.captured += sum(not isinstance(outcome, Exception) for _, outcome in settled)
 
     def status(self) -> dict[str, Any]:
         return {
@@ -195,7 +220,30 @@ class Service:
             "watch_error": self.watch.error,
             "store_damage": self.store_damage,
             "context_cache": {"hits": self._cache.hits, "misses": self._cache.misses},
+            "locks": self._lock.times.summary(),
         }
+
+
+class _CaptureHold:
+    """The engine as the capture drain holds it: other writers kept out for a batch, the
+    engine held a slice at a time (ending early when a reader waits); at shutdown, no
+    new batch starts (the rest stays spooled)."""
+
+    def __init__(self, service: Service) -> None:
+        self._service = service
+
+    def __call__(self, work: Callable[[], T]) -> T:
+        return self._service._write_held(work, "capture")
+
+    def contended(self) -> bool:
+        return self._service.contended()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        if self._service._stopping.is_set():
+            raise _Stopping
+        with self._service._writers:
+            yield
 
 
 class _Stopping(BaseException):

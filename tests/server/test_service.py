@@ -59,8 +59,10 @@ def test_socket_is_private_and_status_reports(service_home: Path) -> None:
     assert mode == 0o600
     state = service_link.status(service_home)
     assert state is not None and state["store"].endswith("store")
+    assert state["locks"]["read"]["count"] >= 1  # the warm-up recall held the engine
     out = run(service_home, "serve", "--status")
     assert out.returncode == 0 and out.stdout.startswith("running: pid")
+    assert "engine held for read: " in out.stdout and "waited p50" in out.stdout
 
 
 def test_pre_hook_answers_from_the_service_and_caches_repeats(

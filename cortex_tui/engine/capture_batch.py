@@ -1,0 +1,149 @@
+"""Many turns captured together, holding the store only for the writes.
+
+A busy machine's agent sessions end turns faster than one-at-a-time capture stores them
+(each turn paid a model call and a flush per write). Here every turn of the batch is
+extracted and all their candidates embedded in one model call before the store is
+touched. The writes then run in slices: a slice ends after `HOLD_BUDGET`, or after one
+turn when someone waits for the engine (an agent's pre hook), so a reader never waits
+for more than about one turn. Other writers stay out until the batch is made durable,
+with one flush per collection at its end (after `BATCH_BUDGET` at most): the flush is
+most of a small write's cost, and paying it per slice would let readers throttle
+capture to a crawl.
+
+A turn is reported done only once its batch is durable; a crash before that leaves it
+pending, and its replay skips what the crash left stored (`LocalEngine.write_capture`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from cortex_tui.engine.capture import CaptureProgress, CaptureReport, PreparedTurn
+
+if TYPE_CHECKING:
+    from cortex_tui.embed.base import Matrix
+    from cortex_tui.engine.local import LocalEngine
+
+T = TypeVar("T")
+HOLD_BUDGET = 0.15
+"""Seconds one slice of writes may hold the engine (it ends at the turn that crosses it)."""
+BATCH_BUDGET = 1.0
+"""Seconds of writing before a batch is made durable and other writers get their turn."""
+
+
+class Hold(Protocol):
+    """Access to the engine's store: run work while holding it, ask whether someone is
+    waiting for it, and keep other writers out across several holds."""
+
+    def __call__(self, work: Callable[[], T]) -> T: ...
+
+    def contended(self) -> bool: ...
+
+    def writing(self) -> AbstractContextManager[object]: ...
+
+
+class Unshared:
+    """The store of a process that has no one else to let in (a hook, a CLI drain)."""
+
+    def __call__(self, work: Callable[[], T]) -> T:
+        return work()
+
+    def contended(self) -> bool:
+        return False
+
+    def writing(self) -> AbstractContextManager[object]:
+        return nullcontext()
+
+
+@dataclass(frozen=True, slots=True)
+class TurnToCapture:
+    text: str
+    project: str | None
+    session_id: str | None
+    source: str
+    progress: CaptureProgress
+
+
+def capture_turns(
+    engine: LocalEngine,
+    turns: Sequence[TurnToCapture],
+    hold: Hold,
+    budget: float = HOLD_BUDGET,
+) -> Iterator[list[tuple[int, CaptureReport | Exception]]]:
+    """Capture `turns` in order; yields (position, report or the failure) for each
+    turn of a slice once that slice is durable. One turn failing does not stop the
+    others."""
+    ready: list[tuple[int, PreparedTurn]] = []
+    for position, turn in enumerate(turns):
+        try:
+            prepared = engine.prepare_capture(
+                turn.text,
+                project=turn.project,
+                session_id=turn.session_id,
+                source=turn.source,
+                progress=turn.progress,
+            )
+        except Exception as exc:
+            yield [(position, exc)]
+            continue
+        ready.append((position, prepared))
+    rows = _vectors(engine, [prepared for _, prepared in ready])
+    start = 0
+    while start < len(ready):
+        done: list[tuple[int, CaptureReport | Exception]] = []
+        with hold.writing(), ExitStack() as durable:
+            hold(lambda: durable.enter_context(engine.store.deferred_commits()))
+            try:
+                began = time.perf_counter()
+                while start + len(done) < len(ready) and (
+                    not done or time.perf_counter() - began < BATCH_BUDGET
+                ):
+                    at = start + len(done)
+                    done += hold(partial(_write_slice, engine, ready, rows, at, hold, budget))
+            finally:
+                hold(durable.close)  # the flush, under the engine like any write
+        yield done
+        start += len(done)
+
+
+def _vectors(engine: LocalEngine, prepared: list[PreparedTurn]) -> list[Matrix | None]:
+    """Each turn's rows of one model call over every candidate of the batch."""
+    contents = [content for turn in prepared for content in turn.contents()]
+    if not contents:
+        return [None] * len(prepared)
+    matrix = engine.document_vectors(contents)
+    rows: list[Matrix | None] = []
+    offset = 0
+    for turn in prepared:
+        count = len(turn.contents())
+        rows.append(matrix[offset : offset + count] if count else None)
+        offset += count
+    return rows
+
+
+def _write_slice(
+    engine: LocalEngine,
+    ready: list[tuple[int, PreparedTurn]],
+    rows: list[Matrix | None],
+    start: int,
+    hold: Hold,
+    budget: float,
+) -> list[tuple[int, CaptureReport | Exception]]:
+    """Write turns from `start` until the budget is spent or someone waits (at least
+    one)."""
+    began = time.perf_counter()
+    done: list[tuple[int, CaptureReport | Exception]] = []
+    for index in range(start, len(ready)):
+        if done and (time.perf_counter() - began > budget or hold.contended()):
+            break
+        position, prepared = ready[index]
+        try:
+            done.append((position, engine.write_capture(prepared, vectors=rows[index])))
+        except Exception as exc:
+            done.append((position, exc))
+    return done
