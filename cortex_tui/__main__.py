@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Sequence
-from typing import TextIO
+
+TYPE_CHECKING = False  # the hook process does not import `typing`
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TextIO
 
 
 def main(argv: Sequence[str] | None = None) -> int:

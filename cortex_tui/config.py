@@ -320,7 +320,40 @@ class HooksConfig(_Section):
     pre_timeout: float = Field(default=1.5, gt=0)
     post_timeout: float = Field(default=20.0, gt=0)
     min_prompt_chars: int = Field(default=3, ge=1)
-    max_query_chars: int = Field(default=2000, ge=10)
+    max_query_chars: int = Field(
+        default=2000,
+        ge=10,
+        le=65_536,
+        description="a prompt is recalled on its first this many characters (and never "
+        "more than limits.query_chars)",
+    )
+
+
+class LimitsConfig(_Section):
+    """Sizes no real note or prompt reaches. Past them a request is refused in one line
+    (the service answers 413), so no request holds the engine for long; a hook trims
+    instead, since it must never fail a turn."""
+
+    content_chars: int = Field(
+        default=65_536, ge=100, description="characters of one memory's content"
+    )
+    query_chars: int = Field(
+        default=8_192,
+        ge=100,
+        le=65_536,
+        description="characters of a recall query, after trimming",
+    )
+    capture_chars: int = Field(
+        default=262_144,
+        ge=1_000,
+        description="characters of a conversation turn to capture (a spooled turn over "
+        "it keeps its start and its end)",
+    )
+    request_bytes: int = Field(
+        default=4 * 1024 * 1024,
+        ge=64 * 1024,
+        description="bytes of a request body the service reads (an import: its own limit)",
+    )
 
 
 class ServiceConfig(_Section):
@@ -381,6 +414,7 @@ class Settings(BaseSettings):
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
     backup: BackupConfig = Field(default_factory=BackupConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     daemon: bool = Field(
         default=True,

@@ -24,6 +24,11 @@ class InvalidInputError(CortexError):
     exit_code = 2
 
 
+class TooLargeError(InvalidInputError):
+    """A request is over one of the configured size limits (`limits.*`); the service
+    answers 413."""
+
+
 class NotFoundError(CortexError):
     """A memory, entity or other object named by id does not exist."""
 

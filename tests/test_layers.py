@@ -68,6 +68,18 @@ def test_hook_entry_loads_neither_pydantic_nor_the_engine() -> None:
     assert loaded("cortex_tui.hooks.run, cortex_tui.__main__", heavy) == []
 
 
+def test_the_hook_path_loads_only_the_standard_library_it_needs() -> None:
+    """Each of these costs a hook process 8-30 ms to import on a 2-core machine, every
+    agent turn; the pre hook through the service needs none of them (an in-process hook,
+    a service to start, a config file to read load theirs when they happen)."""
+    slow = {"typing", "logging", "http", "dataclasses", "tomllib", "argparse", "subprocess"}
+    hook_path = (
+        "cortex_tui.__main__, cortex_tui.hooks.run, cortex_tui.integrations.turns, "
+        "cortex_tui.integrations.output"
+    )
+    assert loaded(hook_path, slow) == []
+
+
 def test_mcp_server_does_not_load_textual() -> None:
     """The MCP SDK brings rich for its own logging; textual stays out."""
     assert loaded("cortex_tui.mcp.main", {"textual"}) == []

@@ -25,6 +25,7 @@ from typing import Any
 from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import run_hook, served_home
 from cortex_tui.bench.timing import Timing
+from cortex_tui.config import load_settings
 from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.engine.spool import Spool
@@ -34,6 +35,8 @@ from cortex_tui.recall.request import RecallRequest
 SESSIONS = 8
 TURNS = 25
 ALONE_TURNS = 100
+LIMIT_ROUNDS = 20
+"""Ordinary questions each of two sessions asks beside the large requests (at most)."""
 log = logging.getLogger("cortex_tui.bench")
 DRAIN_POLL = 0.05
 DRAIN_TIMEOUT = 600.0
@@ -65,23 +68,102 @@ def exchange(session: int, turn: int) -> tuple[str, str]:
 
 
 def bench_load(
-    seed_store: Callable[[Path], None], embedder_kind: str, sessions: int, turns: int
+    seed_store: Callable[[Path], None],
+    embedder_kind: str,
+    sessions: int,
+    turns: int,
+    think: float = 0.0,
 ) -> dict[str, Any]:
-    """Capture alone, then the burst of `sessions` × `turns`, against one fresh service."""
+    """Capture alone, then the burst of `sessions` × `turns` (each session waiting
+    `think` seconds after a prompt, as its model answers), then requests at the size
+    limits, against one fresh service."""
     with (
         served_home(seed_store, embedder_kind) as (home, env, _cold),
         tempfile.TemporaryDirectory(prefix="cortex-bench-load-") as tmp,
     ):
         alone = _capture_alone(home, ALONE_TURNS)
-        burst = _burst(home, env, Path(tmp), sessions, turns)
+        burst = _burst(home, env, Path(tmp), sessions, turns, think)
         state = service_link.status(home) or {}
+        limits = _at_the_limits(home, env, Path(tmp), min(LIMIT_ROUNDS, 4 * turns))
+        after = service_link.status(home) or {}
         return {
             "sessions": sessions,
             "turns_per_session": turns,
+            "think_seconds": think,
             "capture_alone": alone,
             **burst,
             "locks": state.get("locks", {}),
+            "at_the_limits": limits,
+            "longest_hold_ms": max(
+                (held["hold_max_ms"] for held in after.get("locks", {}).values()), default=0.0
+            ),
         }
+
+
+def _at_the_limits(home: Path, env: dict[str, str], folder: Path, rounds: int) -> dict[str, Any]:
+    """Requests as large as the default limits let through (a 64 KB memory, an 8 KB
+    query, a 256 KB turn of statements) and prompts of 5 MB, while two sessions ask
+    ordinary questions: what the ordinary ones wait, and whether any comes back empty."""
+    settings = load_settings(home)
+    limits = settings.limits
+    statements = synthetic_texts(4000, seed=29)
+    content = " ".join(statements)[: limits.content_chars]
+    query = " ".join(reversed(statements))[: limits.query_chars]
+    turn = ("Assistant: " + " ".join(statements))[: limits.capture_chars]
+    huge_prompt = "what does the deploy checklist say? the log:\n" + "GET /health 200\n" * 330_000
+    ordinary, huge = Timing(), Timing()
+    empty: list[str] = []
+    questions = synthetic_texts(2 * rounds, seed=31)
+    before = _captured(home)
+
+    def large_requests() -> None:
+        for round_ in range(rounds // 4):
+            service_link.call(
+                home,
+                "POST",
+                "/v1/remember",
+                {"content": f"{round_} {content}"[: limits.content_chars]},
+                timeout=120,
+            )
+            service_link.call(
+                home, "POST", "/v1/recall", {"query": query, "update_access": False}, timeout=120
+            )
+            Spool(home / "spool", log).append(
+                turn_entry(f"{round_} {turn}"[: limits.capture_chars], "limits", None)
+            )
+            service_link.call(home, "POST", "/v1/spool/drain", timeout=30)
+            output: list[str] = []
+            huge.samples.append(
+                run_hook("pre", _prompt_event(huge_prompt, "huge", folder), env, output=output)
+            )
+            if not "".join(output).strip():
+                empty.append("the 5 MB prompt")
+
+    def asking(number: int) -> None:
+        for round_ in range(rounds):
+            output: list[str] = []
+            question = questions[number * rounds + round_]
+            ordinary.samples.append(
+                run_hook(
+                    "pre", _prompt_event(question, f"ask-{number}", folder), env, output=output
+                )
+            )
+            if not "".join(output).strip():
+                empty.append(question)
+
+    threads = [threading.Thread(target=large_requests)] + [
+        threading.Thread(target=asking, args=(n,)) for n in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    _wait_drained(home, before + rounds // 4)
+    return {
+        "ordinary_pre_hook": _percentiles(ordinary),
+        "five_megabyte_pre_hook": _percentiles(huge),
+        "pre_hook_empty": len(empty),
+    }
 
 
 def _capture_alone(home: Path, count: int) -> dict[str, float]:
@@ -105,7 +187,7 @@ def _capture_alone(home: Path, count: int) -> dict[str, float]:
 
 
 def _burst(
-    home: Path, env: dict[str, str], folder: Path, sessions: int, turns: int
+    home: Path, env: dict[str, str], folder: Path, sessions: int, turns: int, think: float
 ) -> dict[str, Any]:
     questions = synthetic_texts(sessions * turns, seed=23)
     pre, post = Timing(), Timing()
@@ -126,6 +208,7 @@ def _burst(
                 pre.samples.append(seconds)
                 if not output.strip():
                     empty.append(question)
+                time.sleep(think)
             except Exception as exc:  # counted and reported: one failure must not end the run
                 failures.append(f"{type(exc).__name__}: {exc}")
 
@@ -193,17 +276,20 @@ def _stop_event(session: int, transcript: Path, cwd: Path) -> str:
     )
 
 
-def _timed_pre(question: str, session: int, cwd: Path, env: dict[str, str]) -> tuple[float, str]:
-    event = json.dumps(
+def _prompt_event(prompt: str, session: str, cwd: Path) -> str:
+    return json.dumps(
         {
             "hook_event_name": "UserPromptSubmit",
-            "prompt": question,
-            "session_id": f"load-{session}",
+            "prompt": prompt,
+            "session_id": session,
             "cwd": str(cwd),
         }
     )
+
+
+def _timed_pre(question: str, session: int, cwd: Path, env: dict[str, str]) -> tuple[float, str]:
     output: list[str] = []
-    seconds = run_hook("pre", event, env, output=output)
+    seconds = run_hook("pre", _prompt_event(question, f"load-{session}", cwd), env, output=output)
     return seconds, "".join(output)
 
 

@@ -61,6 +61,7 @@ class BenchOptions:
     sync_saves: int = SYNC_SAVES
     load_sessions: int = LOAD_SESSIONS
     load_turns: int = LOAD_TURNS
+    load_think_ms: int = 0
 
 
 def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
@@ -99,7 +100,11 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
         from cortex_tui.bench.load import bench_load
 
         report["load"] = bench_load(
-            seed, settings.embedder.kind, options.load_sessions, options.load_turns
+            seed,
+            settings.embedder.kind,
+            options.load_sessions,
+            options.load_turns,
+            options.load_think_ms / 1000,
         )
         say(
             f"agent sessions at once through the service ({HOOK_STORE_SIZE} memories): "

@@ -16,15 +16,17 @@ as it is read, so one odd character cannot stop a session's capture.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
 
 from cortex_tui.untrusted.files import MIB, next_line_start, read_regular, read_tail
 from cortex_tui.untrusted.text import clean_json_loads, decode_bytes
 
-Role = Literal["user", "assistant"]
+TYPE_CHECKING = False  # the post hook reads transcripts: it does not import `typing`
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Role = Literal["user", "assistant"]
 
 READ_LIMIT = 8 * MIB
 """Bytes of transcript read per call: far above one turn, far below what hurts."""
@@ -49,17 +51,31 @@ _NOT_HUMAN_PREFIXES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Turn:
-    """One message of the conversation: who wrote it, its text, and where it came from."""
+    """One message of the conversation: who wrote it, its text, and where it came from
+    (`cwd`: the folder the agent ran in, its project, when the line says). A plain
+    class: `dataclasses` costs the post hook ~15 ms to import."""
 
-    role: Role
-    text: str
-    timestamp: datetime | None = None
-    uuid: str | None = None
-    message_id: str | None = None
-    cwd: str | None = None
-    """The folder the agent ran in (its project), when the line says."""
+    __slots__ = ("cwd", "message_id", "role", "text", "timestamp", "uuid")
+
+    def __init__(
+        self,
+        role: Role,
+        text: str,
+        timestamp: datetime | None = None,
+        uuid: str | None = None,
+        message_id: str | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self.role = role
+        self.text = text
+        self.timestamp = timestamp
+        self.uuid = uuid
+        self.message_id = message_id
+        self.cwd = cwd
+
+    def with_text(self, text: str) -> Turn:
+        return Turn(self.role, text, self.timestamp, self.uuid, self.message_id, self.cwd)
 
 
 def read_transcript_turns(
@@ -117,7 +133,7 @@ def _merge(first: Turn, second: Turn) -> Turn:
     """One assistant message streamed over several lines (same `message.id`)."""
     if second.text in first.text:
         return first
-    return replace(first, text=f"{first.text}\n\n{second.text}")
+    return first.with_text(f"{first.text}\n\n{second.text}")
 
 
 def _turn_of(raw: bytes) -> Turn | None:

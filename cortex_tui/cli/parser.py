@@ -231,6 +231,13 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         help="agent sessions hooking into one service at once (0: skip the load run)",
     )
     p.add_argument("--load-turns", type=int, default=25, help="turns each of those sessions takes")
+    p.add_argument(
+        "--load-think-ms",
+        type=int,
+        default=0,
+        help="milliseconds a session waits after each prompt, as its model answers "
+        "(0: back to back)",
+    )
 
 
 def _recall_filters(p: argparse.ArgumentParser) -> None:

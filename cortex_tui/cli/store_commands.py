@@ -196,9 +196,10 @@ def cmd_bench(ctx: CommandContext) -> int:
         sizes = [int(s) for s in a.sizes]
     except ValueError:
         raise InvalidInputError("--sizes takes whole numbers, e.g. --sizes 1000,10000") from None
-    if min(a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns) < 0:
+    if min(a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns, a.load_think_ms) < 0:
         raise InvalidInputError(
-            "--sync-lines, --sync-saves, --load-sessions and --load-turns take 0 (skip) or more"
+            "--sync-lines, --sync-saves, --load-sessions, --load-turns and --load-think-ms "
+            "take 0 or more"
         )
     if a.import_count < 1:
         raise InvalidInputError(f"--import-count must be at least 1, got {a.import_count}")
@@ -212,6 +213,7 @@ def cmd_bench(ctx: CommandContext) -> int:
         sync_saves=a.sync_saves,
         load_sessions=a.load_sessions if a.load_turns else 0,
         load_turns=a.load_turns,
+        load_think_ms=a.load_think_ms,
     )
     report = run_bench(options, progress=None if ctx.json else print)
     ctx.emit(report, "")

@@ -8,7 +8,7 @@ service did.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,6 +91,20 @@ class PreparedTurn:
     replay: bool
     skipped: dict[int, str] = field(default_factory=dict)
     """Candidates not to write, by index, with the reason."""
+    place: tuple[int | None, set[str]] | None = None
+    """Once writing began: the turn's position in its session, and the contents a
+    replay found already stored for it."""
+    outcomes: list[CaptureOutcome] = field(default_factory=list)
+    """What became of each candidate so far, in order (a long turn is written in parts)."""
+
+    @property
+    def finished(self) -> bool:
+        return len(self.outcomes) == len(self.candidates)
+
+    def report(self) -> CaptureReport:
+        return CaptureReport(
+            extractor=self.extractor, fallback_reason=self.fallback_reason, outcomes=self.outcomes
+        )
 
     def to_write(self) -> list[int]:
         return [i for i in range(len(self.candidates)) if i not in self.skipped]
@@ -141,22 +155,24 @@ class Capturer:
         self,
         prepared: PreparedTurn,
         *,
-        turn: int | None,
         vectors: Matrix | None = None,
-        present: Collection[str] = (),
         progress: CaptureProgress | None = None,
-    ) -> CaptureReport:
-        """Write the prepared candidates; `turn` is the turn's position in its session,
-        given to each of its memories; `vectors` are the rows of `prepared.contents()`;
-        `present` holds contents a replay finds already stored for this turn."""
+        enough: Callable[[], bool] = lambda: False,
+    ) -> CaptureReport | None:
+        """Write the prepared candidates not written yet (`prepared.place` must be set):
+        `vectors` are the rows of `prepared.contents()`. Stops after the first candidate
+        written once `enough()` says so and returns None; the report once the turn is
+        finished."""
+        turn, present = prepared.place or (None, set())
         rows = dict(zip(prepared.to_write(), vectors, strict=True)) if vectors is not None else {}
-        outcomes: list[CaptureOutcome] = []
-        for index, candidate in enumerate(prepared.candidates):
+        while not prepared.finished:
+            index = len(prepared.outcomes)
+            candidate = prepared.candidates[index]
             reason = prepared.skipped.get(index)
             if reason is None and candidate.content.strip() in present:
                 reason = "written before a restart"
             if reason is not None:
-                outcomes.append(CaptureOutcome(candidate=candidate, skipped=reason))
+                prepared.outcomes.append(CaptureOutcome(candidate=candidate, skipped=reason))
                 continue
             draft = MemoryDraft(
                 content=candidate.content,
@@ -171,14 +187,12 @@ class Capturer:
                 valid_from=candidate.valid_at,
             )
             result = self.remember(draft, candidate, rows.get(index))
-            outcomes.append(CaptureOutcome(candidate=candidate, result=result))
+            prepared.outcomes.append(CaptureOutcome(candidate=candidate, result=result))
             if progress:
                 progress.mark_written(index)
-        return CaptureReport(
-            extractor=prepared.extractor,
-            fallback_reason=prepared.fallback_reason,
-            outcomes=outcomes,
-        )
+            if not prepared.finished and enough():
+                return None
+        return prepared.report()
 
     def _extract(self, text: str, project: str | None) -> tuple[list[Candidate], str, str | None]:
         if self.llm is not None:

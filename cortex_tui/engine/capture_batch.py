@@ -4,8 +4,9 @@ A busy machine's agent sessions end turns faster than one-at-a-time capture stor
 (each turn paid a model call and a flush per write). Here every turn of the batch is
 extracted and all their candidates embedded in one model call before the store is
 touched. The writes then run in slices: a slice ends after `HOLD_BUDGET`, or after one
-turn when someone waits for the engine (an agent's pre hook), so a reader never waits
-for more than about one turn. Other writers stay out until the batch is made durable,
+memory when someone waits for the engine (an agent's pre hook), so a reader never waits
+for more than about one write (a turn of many statements goes on in the next slice,
+where it stopped). Other writers stay out until the batch is made durable,
 with one flush per collection at its end (after `BATCH_BUDGET` at most): the flush is
 most of a small write's cost, and paying it per slice would let readers throttle
 capture to a crawl.
@@ -100,9 +101,7 @@ def capture_turns(
             hold(lambda: durable.enter_context(engine.store.deferred_commits()))
             try:
                 began = time.perf_counter()
-                while start + len(done) < len(ready) and (
-                    not done or time.perf_counter() - began < BATCH_BUDGET
-                ):
+                while start + len(done) < len(ready) and time.perf_counter() - began < BATCH_BUDGET:
                     at = start + len(done)
                     done += hold(partial(_write_slice, engine, ready, rows, at, hold, budget))
             finally:
@@ -134,16 +133,25 @@ def _write_slice(
     hold: Hold,
     budget: float,
 ) -> list[tuple[int, CaptureReport | Exception]]:
-    """Write turns from `start` until the budget is spent or someone waits (at least
-    one)."""
+    """Write from turn `start` on until the budget is spent or someone waits (at least
+    one candidate); returns the turns finished. A turn cut short goes on in the next
+    slice, where it stopped."""
     began = time.perf_counter()
+
+    def enough() -> bool:
+        return time.perf_counter() - began > budget or hold.contended()
+
     done: list[tuple[int, CaptureReport | Exception]] = []
     for index in range(start, len(ready)):
-        if done and (time.perf_counter() - began > budget or hold.contended()):
-            break
         position, prepared = ready[index]
         try:
-            done.append((position, engine.write_capture(prepared, vectors=rows[index])))
+            report = engine.write_capture(prepared, vectors=rows[index], enough=enough)
         except Exception as exc:
             done.append((position, exc))
+        else:
+            if report is None:
+                break
+            done.append((position, report))
+        if enough():
+            break
     return done

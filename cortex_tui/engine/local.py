@@ -7,7 +7,7 @@ one's validity; forgetting marks a memory deleted; only `purge` removes data.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from cortex_tui.engine.backup import (
 from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport, PreparedTurn
 from cortex_tui.engine.checkup import checkup
 from cortex_tui.engine.judging import write_judge
+from cortex_tui.engine.limits import check_content, check_query, check_turn
 from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
@@ -152,6 +153,7 @@ class LocalEngine:
         return self._graph
 
     def recall(self, request: RecallRequest) -> RecallResponse:
+        check_query(request.query, self.settings.limits)
         response = self._recaller.recall(request)
         if self.notices:
             response = response.model_copy(update={"notices": list(self.notices)})
@@ -160,6 +162,7 @@ class LocalEngine:
         return response
 
     def explain(self, request: RecallRequest, memory_id: str) -> Explanation:
+        check_query(request.query, self.settings.limits)
         return self._recaller.explain(request, self.get(memory_id))
 
     def get(self, memory_id: str) -> Memory:
@@ -333,7 +336,8 @@ class LocalEngine:
         prepared = self.prepare_capture(
             text, project=project, session_id=session_id, source=source, progress=progress
         )
-        return self.write_capture(prepared, progress=progress)
+        self.write_capture(prepared, progress=progress)
+        return prepared.report()
 
     def prepare_capture(
         self,
@@ -348,6 +352,7 @@ class LocalEngine:
         extracts (and embeds) many turns outside its lock, then writes them in one go."""
         if not text.strip():
             raise InvalidInputError("nothing to capture: the conversation text is empty")
+        check_turn(text, self.settings.limits)
         return self._capturer().prepare(
             text, project=project, session_id=session_id, source=source, progress=progress
         )
@@ -358,17 +363,18 @@ class LocalEngine:
         *,
         vectors: Matrix | None = None,
         progress: CaptureProgress | None = None,
-    ) -> CaptureReport:
+        enough: Callable[[], bool] = lambda: False,
+    ) -> CaptureReport | None:
         """Write a prepared turn as the next turn of its session; `vectors`: the rows of
         `prepared.contents()` (embedded here when not given). `progress` records each
         candidate as written; a caller that makes a batch durable at once records the
-        turn done instead, and a replay finds what a crash left stored."""
-        turn, present = self._turn_of(prepared)
+        turn done instead, and a replay finds what a crash left stored. With `enough`,
+        a long turn is written in parts: None until its last part is written."""
+        if prepared.place is None:
+            prepared.place = self._turn_of(prepared)
         if vectors is None and prepared.to_write():
             vectors = self.document_vectors(prepared.contents())
-        return self._capturer().write(
-            prepared, turn=turn, vectors=vectors, present=present, progress=progress
-        )
+        return self._capturer().write(prepared, vectors=vectors, progress=progress, enough=enough)
 
     def _capturer(self) -> Capturer:
         return Capturer(self.settings, self.clock, self.llm, self._remember_candidate)
@@ -418,6 +424,7 @@ class LocalEngine:
         return self.curator.resolve(group_id, keep_id)
 
     def merge(self, group_id: str, content: str) -> Memory:
+        check_content(content, self.settings.limits)
         return self.curator.merge(group_id, content, self._document_vector(content.strip()))
 
     def dismiss(self, group_id: str) -> list[Memory]:
@@ -441,6 +448,7 @@ class LocalEngine:
         content = draft.content.strip()
         if not content:
             raise InvalidInputError("memory content is empty; give the text to remember")
+        check_content(content, self.settings.limits)
         now = self.clock()
         created = draft.created_at or now
         scope = draft.scope or (Scope.PROJECT if draft.project else Scope.PERMANENT)
@@ -533,6 +541,8 @@ class LocalEngine:
             )
         if content is not None and not content.strip():
             raise InvalidInputError("new content is empty; give the new text")
+        if content is not None:
+            check_content(content, self.settings.limits)
         now = self.clock()
         new = old.model_copy(
             update={

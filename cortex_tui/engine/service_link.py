@@ -1,7 +1,9 @@
 """Finding, starting and stopping the local service, and a small client for its socket.
 
-Standard library only: the hooks import this on every agent turn, and a hook talking to
-a warm service must cost tens of milliseconds, not the ~0.3 s of loading pydantic.
+Standard library only, and little of it: the hooks import this on every agent turn, and
+a hook talking to a warm service must cost tens of milliseconds, not the ~0.3 s of
+loading pydantic. The socket speaks plain HTTP/1.1 by hand (one request per connection):
+`http.client` alone costs a hook process ~20 ms to import.
 
 One service owns a store (`$CORTEX_HOME/cortex.sock`). Starting is serialised by a file
 lock, and a starter that finds a start already under way (a live pid in the marker
@@ -10,19 +12,20 @@ file) waits for it instead of spawning a second one.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
-import http.client
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from cortex_tui.private import open_private, private_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from typing import Any
 
 SOCKET = "cortex.sock"
 START_LOCK = "service-start.lock"
@@ -55,44 +58,69 @@ def daemon_enabled() -> bool:
     return os.environ.get("CORTEX_DAEMON", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-class _UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path: Path, timeout: float) -> None:
-        super().__init__("cortex", timeout=timeout)
-        self._path = path
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(str(self._path))
-        except OSError:
-            sock.close()
-            raise
-        self.sock = sock
-
-
 def call(home: Path, method: str, path: str, payload: Any = None, *, timeout: float = 5.0) -> Any:
-    """One JSON request to the service; the decoded JSON answer (None for an empty body)."""
-    connection = _UnixConnection(socket_path(home), timeout)
-    body = json.dumps(payload).encode() if payload is not None else None
-    headers = {"Content-Type": "application/json"} if body is not None else {}
+    """One JSON request to the service; the decoded JSON answer (None for an empty body).
+    `timeout` bounds each wait on the socket (connect, send, each read)."""
+    body = json.dumps(payload).encode() if payload is not None else b""
+    head = f"{method} {path} HTTP/1.1\r\nHost: cortex\r\nConnection: close\r\n"
+    if payload is not None:
+        head += "Content-Type: application/json\r\n"
+    head += f"Content-Length: {len(body)}\r\n\r\n"
     try:
-        connection.request(method, path, body=body, headers=headers)
-        response = connection.getresponse()
-        data = response.read()
-    except (OSError, http.client.HTTPException) as exc:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(socket_path(home)))
+            sock.sendall(head.encode("latin-1") + body)
+            status, data = _response(sock)
+    except (OSError, ValueError) as exc:
         raise ServiceUnavailable(f"no service on {socket_path(home)}: {exc}") from exc
-    finally:
-        connection.close()
     decoded = json.loads(data) if data else None
-    if response.status >= 400:
+    if status >= 400:
         detail = decoded if isinstance(decoded, dict) else {}
         raise ServiceError(
-            response.status,
+            status,
             str(detail.get("error", "CortexError")),
-            str(detail.get("message", f"the service answered HTTP {response.status}")),
+            str(detail.get("message", f"the service answered HTTP {status}")),
         )
     return decoded
+
+
+def _response(sock: socket.socket) -> tuple[int, bytes]:
+    """The status and body of the one response on `sock` (read to its end: the request
+    asked the service to close). ValueError when it is not a whole HTTP response."""
+    chunks = []
+    while data := sock.recv(65536):
+        chunks.append(data)
+    head, blank, rest = b"".join(chunks).partition(b"\r\n\r\n")
+    if not blank:
+        raise ValueError("the answer ended before its headers did")
+    status_line, *header_lines = head.split(b"\r\n")
+    status = int(status_line.split()[1])
+    headers = {}
+    for line in header_lines:
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower()] = value.strip()
+    if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
+        return status, _dechunked(rest)
+    length = headers.get(b"content-length")
+    if length is not None:
+        if len(rest) < int(length):
+            raise ValueError("the answer ended before its body did")
+        return status, rest[: int(length)]
+    return status, rest
+
+
+def _dechunked(data: bytes) -> bytes:
+    body: list[bytes] = []
+    while True:
+        size_line, _, data = data.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            return b"".join(body)
+        if len(data) < size:
+            raise ValueError("the answer ended inside a chunk")
+        body.append(data[:size])
+        data = data[size + 2 :]
 
 
 def status(home: Path, timeout: float = 1.0) -> dict[str, Any] | None:
@@ -192,11 +220,15 @@ def start_refusal(home: Path) -> str | None:
 
 def clear_start_marker(home: Path) -> None:
     """Called by the service once it answers (or fails): later starters may spawn again."""
-    with contextlib.suppress(OSError):
+    try:
         (home / STARTING).unlink()
+    except OSError:
+        return  # gone already (contextlib.suppress would cost a hook its import)
 
 
 def _spawn(home: Path) -> subprocess.Popen[bytes]:
+    import subprocess  # starting a service is rare: a hook does not pay for the import
+
     logs = home / "logs"
     private_dir(logs)
     with open_private(logs / SERVICE_LOG, "ab") as log:

@@ -24,12 +24,9 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import logging
 import os
-from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from cortex_tui.private import open_private, private_dir
 from cortex_tui.untrusted.text import clean_json_loads
@@ -38,8 +35,16 @@ ENTRIES = "turns.jsonl"
 DONE = "done.txt"
 PROGRESS = "progress.jsonl"
 QUARANTINE = "quarantine"
+REFUSED = "refused.jsonl"
 
-Record = dict[str, Any]
+TYPE_CHECKING = False  # the hook process does not import `typing`
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from cortex_tui.log_protocol import Log
+
+    Record = dict[str, Any]
 
 
 def turn_key(session_id: str | None, text: str) -> str:
@@ -47,7 +52,7 @@ def turn_key(session_id: str | None, text: str) -> str:
 
 
 class Spool:
-    def __init__(self, folder: Path, log: logging.Logger) -> None:
+    def __init__(self, folder: Path, log: Log) -> None:
         self.folder = folder
         self.log = log
 
@@ -108,6 +113,21 @@ class Spool:
             if all(e["key"] in done for e in self._entries()):
                 for name in (ENTRIES, DONE, PROGRESS):
                     (self.folder / name).unlink(missing_ok=True)
+
+    def refuse(self, entry: dict[str, Any], reason: str) -> None:
+        """Set aside an entry that can never be stored (too large for a limit set since
+        it was spooled, say): kept with the reason in `quarantine/refused.jsonl`, then
+        marked done, so it is neither lost nor retried for ever."""
+        folder = self.folder / QUARANTINE
+        with self._locked():
+            private_dir(folder)
+            _append_line(
+                folder / REFUSED, json.dumps({**entry, "refused": reason}, ensure_ascii=False)
+            )
+        self.mark_done(entry["key"])
+        self.log.warning(
+            "spool: set %s aside in %s/%s: %s", entry["key"][:8], QUARANTINE, REFUSED, reason
+        )
 
     def progress(self, key: str) -> TurnProgress:
         return TurnProgress(self, key)

@@ -1,29 +1,66 @@
-"""The hooks' own log: the only place a hook may say what went wrong."""
+"""The hooks' own log: the only place a hook may say what went wrong.
+
+Written directly rather than through `logging`, whose import (with its rotating
+handler) costs a hook process more than the rest of its work on a warm service: one
+line per call in logging's format (`%`-style arguments), the file rotated at 1 MB with
+three old ones kept. An unwritable home loses the line, never the agent's turn.
+"""
 
 from __future__ import annotations
 
-import logging
-from logging.handlers import RotatingFileHandler
+import os
+import time
 from pathlib import Path
 
-from cortex_tui.private import private_dir
+from cortex_tui.private import open_private, private_dir
 
-LOGGER = "cortex_tui.hooks"
+MAX_BYTES = 1_000_000
+BACKUPS = 3
 
 
-def hook_logger(home: Path) -> logging.Logger:
-    log = logging.getLogger(LOGGER)
-    if not log.handlers:
+class HookLog:
+    """Appends to `path` (None: says nothing)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+
+    def info(self, msg: str, *args: object) -> None:
+        self._write("INFO", msg, args)
+
+    def warning(self, msg: str, *args: object) -> None:
+        self._write("WARNING", msg, args)
+
+    def _write(self, level: str, msg: str, args: tuple[object, ...]) -> None:
+        if self._path is None:
+            return
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+        text = msg % args if args else msg
+        line = f"{stamp},{int(now % 1 * 1000):03d} {level} {text}\n"
         try:
-            folder = home / "logs"
-            private_dir(folder)
-            handler: logging.Handler = RotatingFileHandler(
-                folder / "hooks.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8"
-            )
+            self._rotate_if_full()
+            with open_private(self._path, "a", encoding="utf-8") as out:
+                out.write(line)
         except OSError:
-            handler = logging.NullHandler()  # an unwritable home must not break the agent
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-        log.propagate = False
-    return log
+            pass  # a full disk or a read-only home must not break the agent
+
+    def _rotate_if_full(self) -> None:
+        path = self._path
+        assert path is not None
+        try:
+            if path.stat().st_size < MAX_BYTES:
+                return
+        except FileNotFoundError:
+            return
+        for number in range(BACKUPS - 1, 0, -1):
+            older = path.with_name(f"{path.name}.{number}")
+            if older.exists():
+                os.replace(older, path.with_name(f"{path.name}.{number + 1}"))
+        os.replace(path, path.with_name(f"{path.name}.1"))
+
+
+def hook_logger(home: Path) -> HookLog:
+    try:
+        return HookLog(private_dir(home / "logs") / "hooks.log")
+    except OSError:
+        return HookLog(None)

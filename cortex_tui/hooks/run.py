@@ -7,20 +7,17 @@ going on Stop). `--strict` surfaces errors instead, for debugging.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
 from cortex_tui.hooks.quick_settings import daemon_on, hook_timeout
-from cortex_tui.integrations.events import parse_event
+from cortex_tui.integrations.events import for_pre, parse_event
 from cortex_tui.integrations.output import render
 from cortex_tui.integrations.turns import capture_turn, drain_spool, plan_pre, spool_turn
 from cortex_tui.untrusted.text import decode_bytes
@@ -33,9 +30,14 @@ class HookInputTooLarge(Exception):
     pass
 
 
+TYPE_CHECKING = False  # the hook process does not import `typing` (see logs.py)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import BinaryIO, TextIO
+
     from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.log_protocol import Log
 
 
 class HookTimeout(Exception):
@@ -126,7 +128,7 @@ def _within(seconds: float, work: Callable[[], str]) -> str:
 
 
 def _via_service(
-    kind: str, raw: str, home: Path, text_format: bool, deadline: float, log: logging.Logger
+    kind: str, raw: str, home: Path, text_format: bool, deadline: float, log: Log
 ) -> str:
     """The fast path: the service holds the warm model and store; this process only
     spools (post) and forwards (pre). A service that is not running is started, unless
@@ -140,7 +142,7 @@ def _via_service(
             home,
             "POST",
             "/v1/hook/pre",
-            {"event": raw, "text_format": text_format},
+            {"event": for_pre(raw), "text_format": text_format},
             timeout=max(0.05, deadline - time.monotonic()),
         )
         return str(answer.get("output", "")) if isinstance(answer, dict) else ""
@@ -156,7 +158,7 @@ def _via_service(
     return ""
 
 
-def _started(home: Path, deadline: float, log: logging.Logger) -> bool:
+def _started(home: Path, deadline: float, log: Log) -> bool:
     """Start the service within the pre hook's budget; say in the log why not."""
     refusal = service_link.start_refusal(home)
     if refusal is None:
@@ -170,19 +172,19 @@ def _started(home: Path, deadline: float, log: logging.Logger) -> bool:
     return False
 
 
-def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging.Logger) -> str:
+def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: Log) -> str:
     """`CORTEX_DAEMON=0`: this process opens the store itself (tests, one-shot scripts)."""
     from cortex_tui.config import load_settings
 
     settings = load_settings()
     event = parse_event(raw)
     if kind == "pre":
-        plan = plan_pre(event, settings.hooks, log)
+        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
         if plan is None:
             return ""
         from cortex_tui.recall.request import RecallRequest
 
-        engine = _open_engine(settings)
+        engine = _open_engine(settings, log)
         try:
             response = engine.recall(
                 RecallRequest(
@@ -204,7 +206,7 @@ def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging
     write = settings.write.model_copy(
         update={"judge_budget_ms": settings.write.judge_budget_ms_hook, "pair_model": None}
     )
-    engine = _open_engine(settings.model_copy(update={"write": write}))
+    engine = _open_engine(settings.model_copy(update={"write": write}), log)
     try:
         drain_spool(spool, lambda item, progress: capture_turn(engine, item, progress), log)
     finally:
@@ -212,41 +214,63 @@ def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: logging
     return ""
 
 
-def _open_engine(settings: Settings) -> LocalEngine:
+def _open_engine(settings: Settings, log: Log) -> LocalEngine:
+    """The engine, its log lines (a home made private, a model made) sent to the hook
+    log: with no handler, Python would print them on stderr, and a hook prints nothing
+    but its answer."""
+    import logging
+
     from cortex_tui.engine.open import open_engine
 
+    class ToHookLog(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            say = log.warning if record.levelno >= logging.WARNING else log.info
+            say("%s: %s", record.name, record.getMessage())
+
+    logging.getLogger().addHandler(ToHookLog())
+    logging.getLogger("cortex_tui").setLevel(logging.INFO)
     return open_engine(settings)
 
 
 def hook_main(argv: list[str]) -> int:
-    """Entry for `cortex-tui --hook pre|post [--format json|text] [--strict]`."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="cortex-tui --hook")
-    parser.add_argument("--hook", choices=["pre", "post"], required=True)
-    parser.add_argument("--format", choices=["json", "text"], default="json")
-    parser.add_argument("--strict", action="store_true")
-    parser.add_argument("--home")
-    try:
-        args, _unknown = parser.parse_known_args(argv)
-    except SystemExit:
-        os._exit(0)  # argparse exits 2 on a bad argument: exit 2 would block the agent
-    if args.home:
-        os.environ["CORTEX_HOME"] = args.home
+    """Entry for `cortex-tui --hook pre|post [--format json|text] [--strict] [--home H]`.
+    Arguments are read by hand (argparse costs a hook ~8 ms); one it does not know is
+    ignored, and a hook that cannot tell what it is exits 0 (exit 2 would block the
+    agent)."""
+    options = _hook_options(argv)
+    kind = options.get("--hook")
+    if kind not in ("pre", "post"):
+        os._exit(0)
+    if options.get("--home"):
+        os.environ["CORTEX_HOME"] = options["--home"]
+    strict = "--strict" in options
     # Agents read hook output as UTF-8 whatever the locale says.
     sys.stdout.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
     try:
         code = run_hook(
-            args.hook,
+            kind,
             sys.stdin.buffer,
             sys.stdout,
-            strict=args.strict,
-            text_format=args.format == "text",
+            strict=strict,
+            text_format=options.get("--format") == "text",
         )
     except Exception:
-        if args.strict:
+        if strict:
             raise
         code = 0
     sys.stdout.flush()
     # Leave at once: a worker past its wall-clock cap must not hold the agent up.
     os._exit(code)
+
+
+def _hook_options(argv: list[str]) -> dict[str, str]:
+    """`--name value` and `--name=value` pairs, and `--strict` as a flag."""
+    options: dict[str, str] = {}
+    words = iter(argv)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if name == "--strict":
+            options[name] = ""
+        elif name in ("--hook", "--format", "--home"):
+            options[name] = value if equals else next(words, "")
+    return options

@@ -8,27 +8,60 @@ fails on encoding it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+import json
 
 from cortex_tui.untrusted.text import clean_json_loads, clean_text
 
-Caller = Literal["claude", "openclaw", "plain"]
+TYPE_CHECKING = False  # the hook process does not import `typing`
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Caller = Literal["claude", "openclaw", "plain"]
+PROMPT_CHARS = 65_536
+"""Characters of a prompt a pre hook forwards: as many as any query may have
+(`limits.query_chars` and `hooks.max_query_chars` stop there)."""
+_FORWARDED = (
+    "hook_event_name",
+    "hookEventName",
+    "prompt",
+    "cwd",
+    "session_id",
+    "sessionId",
+    "transcript_path",
+    "source",
+    "type",
+    "event",
+)
 
 
-@dataclass
 class HookEvent:
-    caller: Caller
-    event: str = ""
-    prompt: str = ""
-    cwd: str | None = None
-    session_id: str | None = None
-    transcript_path: str | None = None
-    source: str | None = None
-    stop_hook_active: bool = False
-    agent_id: str | None = None
-    last_assistant_message: str | None = None
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    """One event, whoever sent it (a plain class: `dataclasses` costs a hook ~15 ms)."""
+
+    def __init__(
+        self,
+        caller: Caller,
+        event: str = "",
+        prompt: str = "",
+        cwd: str | None = None,
+        session_id: str | None = None,
+        transcript_path: str | None = None,
+        source: str | None = None,
+        stop_hook_active: bool = False,
+        agent_id: str | None = None,
+        last_assistant_message: str | None = None,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.caller = caller
+        self.event = event
+        self.prompt = prompt
+        self.cwd = cwd
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.source = source
+        self.stop_hook_active = stop_hook_active
+        self.agent_id = agent_id
+        self.last_assistant_message = last_assistant_message
+        self.messages = messages or []
 
 
 def parse_event(raw: str) -> HookEvent:
@@ -66,6 +99,24 @@ def parse_event(raw: str) -> HookEvent:
         session_id=_str(data.get("sessionId") or data.get("session_id")) or None,
         messages=[m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else [],
     )
+
+
+def for_pre(raw: str) -> str:
+    """The event as a pre hook forwards it: as sent, unless it is larger than any event
+    a recall needs; then only the fields the pre hook reads, with the prompt's first
+    `PROMPT_CHARS` characters (a pasted log of megabytes still gets context)."""
+    if len(raw) <= PROMPT_CHARS * 2:
+        return raw
+    text = raw.strip()
+    try:
+        data = clean_json_loads(text) if text.startswith("{") else None
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        return text[:PROMPT_CHARS]
+    kept = {key: data[key] for key in _FORWARDED if isinstance(data.get(key), str)}
+    kept["prompt"] = kept.get("prompt", "")[:PROMPT_CHARS]
+    return json.dumps(kept, ensure_ascii=False)
 
 
 def message_text(message: dict[str, Any]) -> str:

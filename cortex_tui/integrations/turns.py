@@ -3,58 +3,69 @@
 Before a turn: decide whether the event gets context and what to recall for it. After a
 turn: put the new part of the conversation in the durable spool, then capture spooled
 turns. A memory that could not be remembered while the store was down waits in the same
-spool and is stored by the same drain. Standard library only at import time: the hook
-process imports this every turn.
+spool and is stored by the same drain. Standard library only at import time, and only
+what a pre hook needs: the hook process imports this every turn (the spool is imported
+where a turn is spooled).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
-import re
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from cortex_tui.engine.spool import Offsets, Spool, TurnProgress, turn_key
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.integrations.events import HookEvent, message_text
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
 from cortex_tui.integrations.project import project_for, safe_name
 
+TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
     from cortex_tui.config import HooksConfig
     from cortex_tui.engine.capture import CaptureProgress, CaptureReport
     from cortex_tui.engine.capture_batch import Hold
     from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.engine.spool import Spool, TurnProgress
+    from cortex_tui.log_protocol import Log
+
+    CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
+    CaptureTurns = Callable[
+        [list[dict[str, Any]], list[TurnProgress]], Iterator[list[tuple[int, str | Exception]]]
+    ]
+    """Captures consecutive spooled turns together: yields (position, summary or
+    failure) for each, a durable slice at a time."""
+    Locked = Callable[[Callable[[], Any]], Any]
+    """Runs a piece of store work under the caller's lock (the service's engine lock)."""
 
 CLAUDE_CONTEXT_CAP = 10_000
 CONTEXT_BLOCK_TAG = "<cortex_memories>"
-_SPACES = re.compile(r"\s+")
 
 
-@dataclass(frozen=True, slots=True)
 class PrePlan:
     """What to recall before a turn: the query, its project, the size cap."""
 
-    query: str
-    project: str | None
-    session: str
-    max_chars: int
+    __slots__ = ("max_chars", "project", "query", "session")
+
+    def __init__(self, query: str, project: str | None, session: str, max_chars: int) -> None:
+        self.query = query
+        self.project = project
+        self.session = session
+        self.max_chars = max_chars
 
     def cache_key(self) -> tuple[str, str, str]:
         """Session + project + normalised query: a repeated prompt (a retry, a resumed
         session) reuses the context; any other prompt is recalled afresh."""
-        normalised = _SPACES.sub(" ", self.query).strip().casefold().rstrip("?!. ")
+        normalised = " ".join(self.query.split()).casefold().rstrip("?!. ")
         return (self.session, self.project or "", normalised)
 
 
-def plan_pre(event: HookEvent, hooks: HooksConfig, log: logging.Logger) -> PrePlan | None:
+def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -> PrePlan | None:
     """None when this event gets no context: another Claude event, a SessionStart that is
-    not a compact/resume, a prompt too short, or one already carrying our block."""
+    not a compact/resume, a prompt too short, or one already carrying our block. A long
+    prompt is recalled on its start (`hooks.max_query_chars`, within `query_chars`)."""
     if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
         return None
     prompt = event.prompt.strip()
@@ -65,14 +76,14 @@ def plan_pre(event: HookEvent, hooks: HooksConfig, log: logging.Logger) -> PrePl
     if len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
         return None
     return PrePlan(
-        query=prompt[: hooks.max_query_chars],
+        query=prompt[: min(hooks.max_query_chars, query_chars)].strip(),
         project=project_for(event.cwd),
         session=safe_name(event.session_id),
         max_chars=CLAUDE_CONTEXT_CAP - 200,
     )
 
 
-def last_user_prompt(transcript_path: str | None, log: logging.Logger) -> str:
+def last_user_prompt(transcript_path: str | None, log: Log) -> str:
     """The session's last prompt, or "" when the transcript cannot be read (a path that
     is not a regular file gets no context, never a hung or exhausted worker)."""
     if not transcript_path:
@@ -86,11 +97,13 @@ def last_user_prompt(transcript_path: str | None, log: logging.Logger) -> str:
         return ""
 
 
-def spool_turn(event: HookEvent, home: Path, log: logging.Logger) -> Spool | None:
+def spool_turn(event: HookEvent, home: Path, log: Log) -> Spool | None:
     """Append the turn's new text to the spool (fsynced) and advance the session's
     transcript offset; None when the event is not one to capture."""
     if event.caller == "claude" and (event.stop_hook_active or event.agent_id):
         return None
+    from cortex_tui.engine.spool import Offsets, Spool
+
     spool = Spool(home / "spool", log)
     session = safe_name(event.session_id)
     text, new_offset = _turn_text(event, home, session, log)
@@ -111,6 +124,8 @@ def turn_entry(
     """A conversation turn as the spool holds it, keyed by session and text (the same
     turn spooled twice is one entry); `source` names where it was read, when not a hook
     (file sync's transcripts)."""
+    from cortex_tui.engine.spool import turn_key
+
     entry: dict[str, Any] = {
         "key": turn_key(session_id, text),
         "text": text,
@@ -128,14 +143,6 @@ def entry_size(entry: dict[str, Any]) -> int:
     return len(entry.get("changes", {}).get("ops", [])) or 1
 
 
-CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
-CaptureTurns = Callable[
-    [list[dict[str, Any]], list[TurnProgress]], Iterator[list[tuple[int, "str | Exception"]]]
-]
-"""Captures consecutive spooled turns together: yields (position, summary or failure)
-for each, a durable slice at a time."""
-Locked = Callable[[Callable[[], Any]], Any]
-"""Runs a piece of store work under the caller's lock (the service's engine lock)."""
 TURN_BATCH = 32
 """Spooled turns captured together at most: one model call embeds all their candidates."""
 
@@ -143,7 +150,7 @@ TURN_BATCH = 32
 def drain_spool(
     spool: Spool,
     capture: CaptureTurn,
-    log: logging.Logger,
+    log: Log,
     capture_turns: CaptureTurns | None = None,
 ) -> int:
     """Capture every pending entry, oldest first, resuming one a crash interrupted;
@@ -153,12 +160,16 @@ def drain_spool(
 
     An entry whose capture fails stays spooled and the later ones are still captured
     (one bad turn must not hold the others back); the first failure is raised at the end
-    so the caller retries.
+    so the caller retries. One refused for its input (`InvalidInputError`) is set aside
+    in the spool's quarantine instead.
     """
     captured = 0
     failures: list[Exception] = []
 
     def settle(item: dict[str, Any], outcome: str | Exception) -> bool:
+        if isinstance(outcome, InvalidInputError):  # it would fail the same way for ever
+            spool.refuse(item, str(outcome))
+            return False
         if isinstance(outcome, Exception):
             log.warning(
                 "turn %s not captured yet: %s: %s",
@@ -214,9 +225,12 @@ def batch_capture(engine: LocalEngine, hold: Hold) -> CaptureTurns:
     def capture(
         items: list[dict[str, Any]], progresses: list[TurnProgress]
     ) -> Iterator[list[tuple[int, str | Exception]]]:
+        from cortex_tui.engine.limits import fit_turn
+
+        limit = engine.settings.limits.capture_chars
         turns = [
             TurnToCapture(
-                text=item["text"],
+                text=fit_turn(item["text"], limit),
                 project=item.get("project"),
                 session_id=item.get("session_id"),
                 source=item.get("source", "hook"),
@@ -253,9 +267,12 @@ def capture_turn(
         draft = MemoryDraft.model_validate(item["draft"])
         result = locked(lambda: engine.remember(draft))
         return f"remembered a spooled draft: {result.action.value} {result.memory.short_id}"
+    from cortex_tui.engine.limits import fit_turn
+
+    text = fit_turn(item["text"], engine.settings.limits.capture_chars)
     report = locked(
         lambda: engine.capture(
-            item["text"],
+            text,
             project=item.get("project"),
             session_id=item.get("session_id"),
             source=item.get("source", "hook"),
@@ -270,20 +287,22 @@ def _summary(report: CaptureReport) -> str:
     return "; ".join(said) or "nothing durable"
 
 
-def spool_draft(draft: dict[str, Any], home: Path, log: logging.Logger) -> str:
+def spool_draft(draft: dict[str, Any], home: Path, log: Log) -> str:
     """Put a memory to remember in the spool (fsynced); the next drain stores it. The
     key is the whole draft, the time it was said included, so a replay of the spool
     never stores it twice."""
     canonical = json.dumps(draft, sort_keys=True, ensure_ascii=False)
+    import hashlib
+
+    from cortex_tui.engine.spool import Spool
+
     key = "draft-" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
     if Spool(home / "spool", log).append({"key": key, "draft": draft, "at": time.time()}):
         log.info("spooled a draft to remember (%s)", key[6:14])
     return key
 
 
-def _turn_text(
-    event: HookEvent, home: Path, session: str, log: logging.Logger
-) -> tuple[str, int | None]:
+def _turn_text(event: HookEvent, home: Path, session: str, log: Log) -> tuple[str, int | None]:
     """The part of the conversation not captured yet, and the transcript offset after it."""
     if event.caller == "plain":
         return event.prompt, None
@@ -291,6 +310,7 @@ def _turn_text(
         return _last_openclaw_turn(event), None
     if event.transcript_path:
         from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
+        from cortex_tui.engine.spool import Offsets
 
         offsets = Offsets(home / "spool" / "offsets")
         try:

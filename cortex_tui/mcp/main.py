@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from cortex_tui.config import Settings, load_settings
 from cortex_tui.engine import service_link
 from cortex_tui.engine.connect import connect_engine
+from cortex_tui.engine.limits import check_content
 from cortex_tui.errors import CortexError
 from cortex_tui.integrations.turns import spool_draft
 from cortex_tui.mcp.auth import BearerGuard
@@ -106,6 +107,7 @@ def _serve_http(server: MCPServer, spec: str, api_key: str) -> None:
 def _queue(settings: Settings, daemon: bool, arguments: RememberArguments) -> str:
     """Spool the memory with the time it was said, and ask for a drain (starting the
     service when there is none, so the spool does not wait for the next agent turn)."""
+    check_content(arguments.content, settings.limits)  # a draft too large would never store
     draft = arguments.draft().model_dump(mode="json", exclude_unset=True)
     draft["created_at"] = datetime.now(UTC).isoformat()
     key = spool_draft(draft, settings.home, log)

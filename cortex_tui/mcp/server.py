@@ -102,7 +102,10 @@ def _tool_function(spec: ToolSpec, link: EngineLink, queue: Queue) -> Callable[.
 
 
 def _queued(queue: Queue, arguments: Any, why: StoreError) -> RememberAnswer:
-    key = queue(arguments)
+    try:
+        key = queue(arguments)
+    except CortexError as exc:
+        raise ToolError(_one_line(exc)) from None
     log.info("remember queued as %s: %s", key[:14], why)
     return RememberAnswer(
         queued=True,

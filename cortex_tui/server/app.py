@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
 from cortex_tui import errors
-from cortex_tui.engine.operations import EXPORT
+from cortex_tui.engine.operations import EXPORT, IMPORT
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
 from cortex_tui.integrations.turns import plan_pre
@@ -28,8 +28,11 @@ from cortex_tui.server.text_guard import TextGuard
 from cortex_tui.tcp import bearer_matches
 
 log = logging.getLogger("cortex_tui.server")
+IMPORT_BODY_LIMIT = 4 * 1024 * 1024 * 1024
+"""An import sends a whole export (the CLI reads up to 1 GiB of it), JSON-escaped."""
 
 _STATUS = {
+    errors.TooLargeError: 413,
     errors.NotFoundError: 404,
     errors.AmbiguousIdError: 409,
     errors.StoreLockedError: 409,
@@ -56,7 +59,12 @@ def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
     """The API around `service`. With `api_key`, a request arriving over TCP must carry
     `Authorization: Bearer KEY` (the Unix socket is protected by its file mode)."""
     app = FastAPI(title="cortex-tui", version="1", docs_url=None, redoc_url=None)
-    app.add_middleware(TextGuard)
+    app.add_middleware(
+        TextGuard,
+        limit=service.settings.limits.request_bytes,
+        unlimited=(IMPORT.route.path,),
+        unlimited_to=IMPORT_BODY_LIMIT,
+    )
 
     @app.middleware("http")
     async def bookkeeping(
@@ -107,7 +115,8 @@ def _service_routes(app: FastAPI, service: Service) -> None:
     @app.post("/v1/hook/pre")
     def hook_pre(body: HookBody) -> HookAnswer:
         event = parse_event(body.event)
-        plan = plan_pre(event, service.settings.hooks, log)
+        settings = service.settings
+        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
         if plan is None:
             return HookAnswer(output="")
         return HookAnswer(output=render(event, service.hook_context(plan), body.text_format))

@@ -1,9 +1,11 @@
-"""Request bodies that are not valid Unicode are refused at the door with a 400.
+"""Request bodies that are too large or not valid Unicode are refused at the door.
 
-FastAPI would answer invalid UTF-8 with a generic decode error, and a JSON escape of a
-lone surrogate (`"\\ud800"`) parses into a string nothing downstream can encode; deep in
-a route that became a 500 with a traceback. Checked here once, before any route, for
-every body, so each route can trust its text. (The hooks replace such text with U+FFFD
+A body over `limits.request_bytes` gets a 413 naming the limit, and is not read further
+(an import, which sends a whole export, has the CLI's import limit instead). FastAPI
+would answer invalid UTF-8 with a generic decode error, and a JSON escape of a lone
+surrogate (`"\\ud800"`) parses into a string nothing downstream can encode; deep in a
+route that became a 500 with a traceback. So both get a 400 here, once, before any
+route, and each route can trust its text. (The hooks replace such text with U+FFFD
 instead, since a hook must never fail; an API client gets told.)
 """
 
@@ -22,15 +24,35 @@ _WITH_BODY = ("POST", "PUT", "PATCH", "DELETE")
 class TextGuard:
     """ASGI middleware: read the body, refuse it or hand it on unchanged."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(
+        self, app: ASGIApp, *, limit: int, unlimited: tuple[str, ...] = (), unlimited_to: int = 0
+    ) -> None:
+        """`limit`: bytes a body may have; the paths in `unlimited` may have
+        `unlimited_to` instead."""
         self.app = app
+        self.limit = limit
+        self.unlimited = unlimited
+        self.unlimited_to = unlimited_to
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
             await self.app(scope, receive, send)
             return
-        body, disconnected = await _whole_body(receive)
+        limit = self.unlimited_to if scope["path"] in self.unlimited else self.limit
+        body, disconnected = await _whole_body(receive, limit)
         if disconnected:
+            return
+        if body is None:
+            setting = (
+                "the import limit" if scope["path"] in self.unlimited else ("limits.request_bytes")
+            )
+            await _refuse(
+                send,
+                f"request body over {limit} bytes ({setting}); send less at once or raise "
+                "the limit",
+                status=413,
+                error="TooLargeError",
+            )
             return
         problem = _problem(body)
         if problem is not None:
@@ -48,13 +70,19 @@ class TextGuard:
         await self.app(scope, replay, send)
 
 
-async def _whole_body(receive: Receive) -> tuple[bytes, bool]:
+async def _whole_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
+    """The body, or None once it passes `limit` bytes (the rest is not read)."""
     parts: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return b"", True
-        parts.append(message.get("body", b""))
+        part = message.get("body", b"")
+        size += len(part)
+        if size > limit:
+            return None, False
+        parts.append(part)
         if not message.get("more_body", False):
             return b"".join(parts), False
 
@@ -72,13 +100,15 @@ def _problem(body: bytes) -> str | None:
     return None
 
 
-async def _refuse(send: Send, message: str) -> None:
-    payload: dict[str, Any] = {"error": "InvalidInputError", "message": message}
+async def _refuse(
+    send: Send, message: str, *, status: int = 400, error: str = "InvalidInputError"
+) -> None:
+    payload: dict[str, Any] = {"error": error, "message": message}
     data = json.dumps(payload).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 400,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(data)).encode()),

@@ -29,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.config import load_settings
 from cortex_tui.engine.spool import Offsets, Spool
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.indexer.sources import file_key
@@ -154,6 +155,7 @@ class _Pass:
         self.transcripts_read: list[TranscriptFile] = []
         self.dirty = False
         """Whether the state changed since it was loaded or last saved."""
+        self.content_chars = load_settings(home).limits.content_chars
 
     def _record(self, name: str, tracked: TrackedFile) -> None:
         self.state.files[name] = tracked
@@ -218,7 +220,7 @@ class _Pass:
             return
         data = read_notes(path)
         sha = hashlib.sha256(data).hexdigest()[:16]
-        notes = parse_notes(data.decode("utf-8"))
+        notes = self._within_limit(path, parse_notes(data.decode("utf-8")))
         change = FileChange(_shown(path), "notes")
         if not isinstance(tracked, NotesFile):
             tracked, change.renamed_from = self._renamed_notes(path, sha, notes)
@@ -252,6 +254,20 @@ class _Pass:
         self.report.changes.append(change)
         if diff.changed:
             self._spool_changes(name, revision, sha, change.path, diff.ops)
+
+    def _within_limit(self, path: Path, notes: list[Note]) -> list[Note]:
+        """The statements a memory can hold; each longer one is reported and left out
+        (the file is read again when it changes)."""
+        kept = []
+        for note in notes:
+            if len(note.text) > self.content_chars:
+                self.report.skipped.append(
+                    f"skipped {_shown(path)}:{note.line}: a statement of {len(note.text)} "
+                    f"characters, over limits.content_chars ({self.content_chars}); split it"
+                )
+            else:
+                kept.append(note)
+        return kept
 
     def _renamed_notes(
         self, path: Path, sha: str, notes: list[Note]

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # the hook process does not import `typing`
+if TYPE_CHECKING:
+    from typing import Any
 
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -12,6 +12,7 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     run = cli(
         "bench", "--json", "--sizes", "300", "--queries", "5", "--hook-runs", "0",
         "--import-count", "40", "--embedder", "onnx", "--sync-lines", "0", "--sync-saves", "0",
+        "--load-sessions", "0",
     )  # fmt: skip
     assert run.code == 0, run.err
     report = json.loads(run.out)
@@ -26,19 +27,39 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     assert store["after_optimize"]["recall"]["p50_ms"] > 0
     assert store["backup_seconds"] > 0 and store["backup_megabytes"] > 0
     assert store["restore_seconds"] > 0
-    assert "sync" not in report  # 0 lines and 0 saves: skipped
+    assert "sync" not in report and "load" not in report  # 0 lines, saves, sessions: skipped
 
 
-def test_bench_times_a_sync_and_the_watch_through_a_real_service(cli: Cli) -> None:
+def test_bench_times_sync_watch_and_sessions_at_once_through_a_real_service(cli: Cli) -> None:
     run = cli(
         "bench", "--json", "--sizes", "20", "--queries", "2", "--hook-runs", "0",
         "--import-count", "5", "--embedder", "hashing", "--sync-lines", "80",
-        "--sync-saves", "3",
+        "--sync-saves", "3", "--load-sessions", "2", "--load-turns", "1",
+        "--load-think-ms", "10",
+        env={"CORTEX_LIMITS__CONTENT_CHARS": "2000", "CORTEX_LIMITS__CAPTURE_CHARS": "4000"},
     )  # fmt: skip
     assert run.code == 0, run.err
-    synced = json.loads(run.out)["sync"]
+    report = json.loads(run.out)
+    synced = report["sync"]
     assert synced["import"]["lines"] == synced["import"]["statements"] == 80
     assert synced["import"]["lines_per_second"] > 0
     assert synced["import"]["unchanged_pass_spooled"] == 0
     assert synced["watch"]["save_to_recallable"]["runs"] == 3
     assert synced["watch"]["save_to_recallable"]["p50_ms"] > 0
+
+    load = report["load"]
+    assert (load["sessions"], load["turns_per_session"], load["think_seconds"]) == (2, 1, 0.01)
+    assert load["capture_alone"]["turns_per_second"] > 0
+    assert load["pre_hook"]["runs"] == load["post_hook"]["runs"] == 2
+    assert load["pre_hook"]["p99_ms"] >= load["pre_hook"]["p50_ms"] > 0
+    assert (load["facts"], load["facts_recalled"], load["facts_lost"], load["facts_doubled"]) == (
+        2, 2, 0, 0,
+    )  # fmt: skip
+    assert load["pre_hook_empty"] == 0 and load["hook_failures"] == []
+    assert {"hook", "capture"} <= set(load["locks"])
+    assert load["locks"]["hook"]["count"] == 2
+    limits = load["at_the_limits"]
+    assert limits["ordinary_pre_hook"]["runs"] == 8
+    assert limits["five_megabyte_pre_hook"]["runs"] == 1
+    assert limits["pre_hook_empty"] == 0
+    assert load["longest_hold_ms"] > 0

@@ -165,3 +165,17 @@ def _only(key: str, capture: Any) -> Any:
             yield [(chosen[i], outcome) for i, outcome in settled]
 
     return wrapped
+
+
+def test_a_turn_of_many_statements_is_written_in_parts_when_someone_waits(
+    engine: LocalEngine, spool: Spool
+) -> None:
+    statements = [exchange(7, turn)[1] for turn in range(4)]
+    text = "Assistant: " + " ".join(statements)
+    spool.append(turn_entry(text, "long-session", None))
+    waited = CountingHold(contended=True)
+    assert drain_spool(spool, lambda *_: "unused", log, batch_capture(engine, waited)) == 1
+    assert waited.slices == [0, 0, 0, 1]  # one memory per hold; the turn done in the last
+    stored = everything(engine)
+    assert sorted(m.content for m in stored) == sorted(statements)
+    assert {m.turn for m in stored} == {0}

@@ -328,3 +328,21 @@ def test_headless_entry_point_parses_its_own_options(tmp_path: Path) -> None:
     )
     assert shown.returncode == 0
     assert "--http" in shown.stdout
+
+
+def test_a_memory_or_query_over_a_size_limit_is_refused_in_one_line(tmp_path: Path) -> None:
+    async def use(client: Client) -> None:
+        content = await error_of(client, "remember", content="x" * 150)
+        assert content == (
+            "Error executing tool remember: memory content is 150 characters, over "
+            "limits.content_chars (100); split it into smaller memories or raise the limit"
+        )
+        query = await error_of(client, "recall", query="atlas " * 20)
+        assert "over limits.query_chars (100)" in query and "\n" not in query
+
+    session(
+        tmp_path / "home",
+        use,
+        CORTEX_LIMITS__CONTENT_CHARS="100",
+        CORTEX_LIMITS__QUERY_CHARS="100",
+    )

@@ -147,7 +147,7 @@ def test_a_service_killed_mid_capture_stores_every_acknowledged_turn_once(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "home"
-    sessions, turns = 8, 50
+    sessions, turns = 8, 30
     entries = []
     for turn in range(turns):  # as the agents spool them: turn by turn, sessions interleaved
         for number in range(sessions):

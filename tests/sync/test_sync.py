@@ -279,3 +279,17 @@ class _NoProgress:
 
 def _log() -> logging.Logger:
     return logging.getLogger("test")
+
+
+def test_a_statement_longer_than_a_memory_may_be_is_skipped_with_its_line(
+    syncer: Syncer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORTEX_LIMITS__CONTENT_CHARS", "100")
+    long = "The release checklist covers " + ", ".join(f"step {i}" for i in range(30)) + "."
+    path = notes(tmp_path / "notes", text=f"- Deploys go to Amsterdam.\n- {long}\n")
+    report = syncer.sync(path)
+    assert report.skipped == [
+        f"skipped {path}:2: a statement of {len(long)} characters, over "
+        "limits.content_chars (100); split it"
+    ]
+    assert syncer.contents() == ["Deploys go to Amsterdam."]
