@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import resource
 import tempfile
 import threading
 import time
@@ -213,6 +215,7 @@ def _burst(
                 failures.append(f"{type(exc).__name__}: {exc}")
 
     threads = [threading.Thread(target=session, args=(n,)) for n in range(sessions)]
+    hooks_cpu, service_cpu = _children_cpu(), _service_cpu(home)
     t0 = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -221,6 +224,7 @@ def _burst(
     burst_seconds = time.perf_counter() - t0
     _wait_drained(home, before + sessions * turns)
     drained_after = time.perf_counter() - t0 - burst_seconds
+    hooks_cpu, service_cpu = _children_cpu() - hooks_cpu, _service_cpu(home) - service_cpu
     found = _look_for_facts(home, sessions, turns)
     return {
         "burst_seconds": round(burst_seconds, 1),
@@ -232,8 +236,29 @@ def _burst(
             sessions * turns / (burst_seconds + drained_after), 1
         ),
         "all_captured_after_burst_s": round(drained_after, 2),
+        "cpu_ms_per_turn": {
+            "hook_processes": round(hooks_cpu * 1000 / (sessions * turns), 1),
+            "service": round(service_cpu * 1000 / (sessions * turns), 1),
+        },
         **found,
     }
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children: the hook processes (the
+    service, a child still running, is not counted until it ends)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _service_cpu(home: Path) -> float:
+    """CPU seconds the running service has used (from /proc; 0 where there is none)."""
+    pid = (service_link.status(home, timeout=30) or {}).get("pid")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _percentiles(timing: Timing) -> dict[str, float]:

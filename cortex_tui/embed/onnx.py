@@ -88,6 +88,7 @@ class OnnxEmbedder:
         self._single_threaded: Any = None
         """A one-thread session of the same model, for runs side by side (`_embed_apart`)."""
         self._release_timer: threading.Timer | None = None
+        self._lone_texts_on_one_thread = False
         if not lazy:
             self.load()
         elif not model.model_path.is_file():
@@ -138,6 +139,15 @@ class OnnxEmbedder:
             raise TypeError("embed() takes a sequence of texts; use embed_query() for one")
         return self._embed([self._model.document_prefix + t for t in texts])
 
+    def run_lone_texts_on_one_thread(self) -> None:
+        """From now on, run each lone text (a query, a turn of one statement) on a
+        one-thread session, loaded on first use and kept. For a process serving many
+        requests at once: a short text is too small to share between threads, and the
+        second one spins while it waits (MiniLM int8, 2 cores: 3.4 ms and 3.4 ms of CPU
+        a query, against 3.6 ms and 7.2 ms of CPU on two threads). A one-shot process
+        keeps the one session it loads."""
+        self._lone_texts_on_one_thread = True
+
     def embed_query(self, text: str) -> Matrix:
         return self._embed([self._model.query_prefix + text]).reshape(self.dimension)
 
@@ -151,7 +161,10 @@ class OnnxEmbedder:
         size = 1 if self._model.one_text_per_run else self._batch_size
         for start in range(0, len(order), size):
             rows = order[start : start + size]
-            hidden, mask = _run(tokenizer, session, wants_types, [texts[i] for i in rows])
+            runs_on = session
+            if self._lone_texts_on_one_thread and len(rows) == 1:
+                runs_on = self._take_single_threaded_session()
+            hidden, mask = _run(tokenizer, runs_on, wants_types, [texts[i] for i in rows])
             out[rows] = pool(hidden, mask, self._model.pooling)
         return out
 
@@ -190,6 +203,9 @@ class OnnxEmbedder:
             return self._single_threaded
 
     def _release_when_idle(self) -> None:
+        if self._lone_texts_on_one_thread:
+            return  # the queries' session: kept
+
         def release() -> None:
             with self._lock:
                 if self._release_timer is timer:

@@ -605,6 +605,13 @@ class LocalEngine:
             skipped=parsed.skipped,
         )
 
+    def touch(self, memory_ids: Sequence[str]) -> None:
+        """Count a read of these memories (access count and time feed the frequency and
+        recency priors). A recall does it itself unless told not to; the service does it
+        for a pre hook after answering, so the agent does not wait for the write. Read
+        afresh: a write since the recall must not be undone by an older copy."""
+        self._touch(self.store.get_memories(list(memory_ids)))
+
     def _touch(self, memories: Sequence[Memory]) -> None:
         now = self.clock()
         touched = [

@@ -38,8 +38,9 @@ def open_engine(
     Whatever under the home (and the store) other users could read is made private
     first (`private.tighten`).
 
-    `cache_queries`: remember query vectors per text (`embed/query_cache.py`), for the
-    service.
+    `cache_queries`: for the service, which serves many recalls at once: query vectors
+    are remembered per text (`embed/query_cache.py`), and a query or any other lone text
+    is embedded on one thread (`OnnxEmbedder.run_lone_texts_on_one_thread`).
     """
     path = store_path or settings.store_path
     private_process()  # Edge creates its files with the process umask
@@ -68,6 +69,8 @@ def open_engine(
             store.close()
             raise
     if cache_queries:
+        if isinstance(chosen, OnnxEmbedder):
+            chosen.run_lone_texts_on_one_thread()
         chosen = QueryCache(chosen)
     return LocalEngine(settings, store, chosen, clock, llm, notices=notices)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 
-from fastapi import FastAPI, Request, Response
+from fastapi import BackgroundTasks, FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
@@ -113,13 +113,16 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         return {"stopping": True}
 
     @app.post("/v1/hook/pre")
-    def hook_pre(body: HookBody) -> HookAnswer:
+    def hook_pre(body: HookBody, after: BackgroundTasks) -> HookAnswer:
+        """The context for a prompt; the reads are counted once the answer is sent."""
         event = parse_event(body.event)
         settings = service.settings
         plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
         if plan is None:
             return HookAnswer(output="")
-        return HookAnswer(output=render(event, service.hook_context(plan), body.text_format))
+        context, read = service.hook_context(plan)
+        after.add_task(service.touch, read)
+        return HookAnswer(output=render(event, context, body.text_format))
 
     @app.post("/v1/spool/drain", status_code=202)
     def spool_drain() -> dict[str, bool]:

@@ -30,6 +30,10 @@ from cortex_tui.sync.watch import ServiceWatch
 
 T = TypeVar("T")
 log = logging.getLogger("cortex_tui.server")
+GATHER = 0.2
+"""Seconds the capture waits for more turns while agents keep ending them."""
+BUSY_WITHIN = 1.0
+"""A drain that ended this recently means turns keep coming."""
 
 
 class ContextCache:
@@ -123,26 +127,36 @@ class Service:
 
     # --- hooks -----------------------------------------------------------------------
 
-    def hook_context(self, plan: PrePlan) -> str:
-        """The context block for a pre hook, from the cache when the same prompt of the
-        same session was recalled since the store last changed. The query is embedded
-        before the engine is held (the recall finds it in the query cache)."""
+    def hook_context(self, plan: PrePlan) -> tuple[str, list[str]]:
+        """The context block for a pre hook, and the ids of the memories in it whose
+        reads are still to be counted (`touch`, after the answer is sent). From the
+        cache when the same prompt of the same session was recalled since the store last
+        changed. The query is embedded before the engine is held (the recall finds it in
+        the query cache)."""
         self.engine.embedder.embed_query(plan.query)
         with self._lock.hold("hook", urgent=True):
             key = (*plan.cache_key(), self._generation)
             cached = self._cache.get(key)
             if cached is not None:
-                return cached
+                return cached, []
             response = self.engine.recall(
                 RecallRequest(
                     query=plan.query,
                     project=plan.project,
                     max_chars=plan.max_chars,
                     rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
+                    update_access=False,
                 )
             )
             self._cache.put(key, response.context)
-            return response.context
+            return response.context, [result.memory.id for result in response.results]
+
+    def touch(self, memory_ids: list[str]) -> None:
+        """Count the reads of a pre hook's memories, behind any waiting reader; not a
+        change to what recall returns, so the context cache stays valid."""
+        if memory_ids:
+            with self._lock.hold("touch", urgent=False):
+                self.engine.touch(memory_ids)
 
     def warm_up(self) -> None:
         """One recall before the first hook arrives: model, store and caches get hot, so
@@ -175,13 +189,20 @@ class Service:
 
     def _drain_loop(self) -> None:
         spool = Spool(self.home / "spool", log)
+        last_drain = 0.0
         while not self._stopping.is_set():
             self._drain_wanted.wait()
+            if time.monotonic() - last_drain < BUSY_WITHIN and _only_turns(spool):
+                # Agents keep ending turns: let the next few join this batch. A batch's
+                # flush costs more CPU than its turns' writes; one turn at a time, it
+                # made capture the service's largest cost under load.
+                self._stopping.wait(GATHER)
             self._drain_wanted.clear()
             if self._stopping.is_set():
                 return
             try:
                 drain_spool(spool, self._capture_one, log, self._capture_turns)
+                last_drain = time.monotonic()
             except _Stopping:
                 return
             except Exception:
@@ -222,6 +243,12 @@ class Service:
             "context_cache": {"hits": self._cache.hits, "misses": self._cache.misses},
             "locks": self._lock.times.summary(),
         }
+
+
+def _only_turns(spool: Spool) -> bool:
+    """Whether everything waiting is conversation turns (a file's changes are saved by
+    a person who waits to recall them: no gathering for those)."""
+    return all("text" in entry for entry in spool.pending())
 
 
 class _CaptureHold:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex_tui.embed.catalogue import packaged_model
+from cortex_tui.embed.catalogue import DEFAULT_MODEL, packaged_model, resolve
 from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.errors import EmbedderError
 
@@ -168,3 +168,15 @@ def test_lazy_embedder_reports_a_bad_model_on_every_use() -> None:
         with pytest.raises(EmbedderError, match="corrupt or altered"):
             lazy.embed_query("anything")
     assert not lazy.loaded
+
+
+def test_lone_texts_on_one_thread_embed_as_the_shared_session_does(models_dir: Path) -> None:
+    """The service embeds each query on a one-thread session (half the CPU at the same
+    latency); its vectors are the ones the usual session makes."""
+    model = resolve(DEFAULT_MODEL, models_dir)
+    shared, alone = OnnxEmbedder(model), OnnxEmbedder(model)
+    alone.run_lone_texts_on_one_thread()
+    for query in ("which port does the atlas API use?", "deploy checklist", "x"):
+        assert np.allclose(shared.embed_query(query), alone.embed_query(query), atol=1e-5)
+    documents = ["The atlas API listens on port 8443.", "Deploys go out on Tuesdays."] * 20
+    assert np.allclose(shared.embed(documents), alone.embed(documents), atol=1e-5)

@@ -83,6 +83,17 @@ def test_recall_updates_access_unless_told_not_to(engine: LocalEngine) -> None:
     assert touched.last_accessed == NOW
 
 
+def test_a_read_counted_later_keeps_what_was_written_in_between(engine: LocalEngine) -> None:
+    """The service counts a pre hook's reads after answering; a capture may have written
+    the memory since (a repeat reinforced it), and the count must not undo that."""
+    memory_id = remember(engine, "The on-call rotation is biweekly")
+    read = engine.recall(RecallRequest(query="on-call rotation", update_access=False))
+    remember(engine, "The on-call rotation is biweekly")  # a repeat: reinforced
+    engine.touch([r.memory.id for r in read.results])
+    touched = engine.get(memory_id)
+    assert (touched.access_count, touched.reinforced_count) == (1, 1)
+
+
 def test_update_supersedes_and_history_flag_shows_old_version(engine: LocalEngine) -> None:
     old = remember(engine, "Postgres runs version 15 in production")
     new = engine.update(old, content="Postgres runs version 16 in production")

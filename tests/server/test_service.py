@@ -68,11 +68,13 @@ def test_socket_is_private_and_status_reports(service_home: Path) -> None:
 def test_pre_hook_answers_from_the_service_and_caches_repeats(
     service_home: Path, remote: RemoteEngine
 ) -> None:
-    remote.remember(MemoryDraft(content="The Atlas API listens on port 8443"))
+    stored = remote.remember(MemoryDraft(content="The Atlas API listens on port 8443")).memory
     first = run(service_home, "--hook", "pre", stdin=prompt_event("which port does atlas use"))
     assert first.returncode == 0
     context = json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "port 8443" in context
+    # The read is counted after the answer went out, without invalidating the cache.
+    wait_for(lambda: remote.get(stored.id).access_count == 1)
     again = run(service_home, "--hook", "pre", stdin=prompt_event("Which port does Atlas use?"))
     assert again.stdout == first.stdout
     assert service_link.status(service_home)["context_cache"] == {"hits": 1, "misses": 1}  # type: ignore[index]
