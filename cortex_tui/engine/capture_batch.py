@@ -76,9 +76,9 @@ def capture_turns(
     hold: Hold,
     budget: float = HOLD_BUDGET,
 ) -> Iterator[list[tuple[int, CaptureReport | Exception]]]:
-    """Capture `turns` in order; yields (position, report or the failure) for each
-    turn of a slice once that slice is durable. One turn failing does not stop the
-    others."""
+    """Capture `turns` in order; yields (position, report or the failure) for the
+    turns each batch finished, once that batch is durable. One turn failing does not
+    stop the others."""
     ready: list[tuple[int, PreparedTurn]] = []
     for position, turn in enumerate(turns):
         try:
