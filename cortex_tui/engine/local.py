@@ -106,6 +106,9 @@ class LocalEngine:
         self.graph = GraphService(
             store, embedder, settings.graph, clock, on_change=self._drop_graph_index
         )
+        self.between_batches: Callable[[], None] = lambda: None
+        """Called between the batches of a long write (an import): the service lets a
+        waiting reader in there, so no request holds its engine for a whole import."""
 
     def with_settings(self, settings: Settings) -> LocalEngine:
         """This engine's store, embedder, clock and LLM under other settings: eval
@@ -484,6 +487,8 @@ class LocalEngine:
         """
         _require_rows(vectors, len(memories), self.embedder.dimension, "memories")
         for start in range(0, len(memories), WRITE_BATCH):
+            if start:
+                self.between_batches()
             batch = memories[start : start + WRITE_BATCH]
             if vectors is None:
                 rows = self.embedder.embed([m.content for m in batch])

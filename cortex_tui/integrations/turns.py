@@ -225,12 +225,9 @@ def batch_capture(engine: LocalEngine, hold: Hold) -> CaptureTurns:
     def capture(
         items: list[dict[str, Any]], progresses: list[TurnProgress]
     ) -> Iterator[list[tuple[int, str | Exception]]]:
-        from cortex_tui.engine.limits import fit_turn
-
-        limit = engine.settings.limits.capture_chars
         turns = [
             TurnToCapture(
-                text=fit_turn(item["text"], limit),
+                text=_spooled_text(engine, item),
                 project=item.get("project"),
                 session_id=item.get("session_id"),
                 source=item.get("source", "hook"),
@@ -267,9 +264,7 @@ def capture_turn(
         draft = MemoryDraft.model_validate(item["draft"])
         result = locked(lambda: engine.remember(draft))
         return f"remembered a spooled draft: {result.action.value} {result.memory.short_id}"
-    from cortex_tui.engine.limits import fit_turn
-
-    text = fit_turn(item["text"], engine.settings.limits.capture_chars)
+    text = _spooled_text(engine, item)
     report = locked(
         lambda: engine.capture(
             text,
@@ -280,6 +275,14 @@ def capture_turn(
         )
     )
     return _summary(report)
+
+
+def _spooled_text(engine: LocalEngine, item: dict[str, Any]) -> str:
+    """A spooled turn's text within `limits.capture_chars`: it was acknowledged to an
+    agent already, so a turn over the limit keeps its start and end instead of failing."""
+    from cortex_tui.engine.limits import fit_turn
+
+    return fit_turn(item["text"], engine.settings.limits.capture_chars)
 
 
 def _summary(report: CaptureReport) -> str:

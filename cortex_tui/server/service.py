@@ -72,6 +72,7 @@ class Service:
         self.home: Path = settings.home
         self.started_at = time.time()
         self._lock = EngineLock()
+        engine.between_batches = self._lock.let_waiting_in
         self._writers = threading.Lock()
         """One writer at a time, across all the holds of a capture batch."""
         self._generation = 0

@@ -6,6 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
+from cortex_tui.engine.local import WRITE_BATCH, LocalEngine
+from cortex_tui.engine.transfer import dump_line, header_line
+from cortex_tui.models import MemoryDraft
 from cortex_tui.server.engine_lock import EngineLock
 
 
@@ -77,3 +80,44 @@ def test_holders_never_overlap() -> None:
         thread.join(30)
     assert most == 1
     assert lock.times.summary()["any"]["count"] == 1200
+
+
+def test_a_long_write_lets_a_waiting_reader_in_between_its_pieces() -> None:
+    lock = EngineLock()
+    order: list[str] = []
+    first_piece_done = threading.Event()
+
+    def importer() -> None:
+        with lock.hold("import", urgent=False):
+            order.append("first piece")
+            first_piece_done.set()
+            wait_until(lock.contended, "the reader to wait")
+            lock.let_waiting_in()
+            order.append("second piece")
+            lock.let_waiting_in()  # nobody waits: no pause
+
+    def reader() -> None:
+        with lock.hold("read", urgent=True):
+            order.append("reader")
+
+    writing = threading.Thread(target=importer)
+    writing.start()
+    first_piece_done.wait(10)
+    reading = threading.Thread(target=reader)
+    reading.start()
+    writing.join(10)
+    reading.join(10)
+    assert order == ["first piece", "reader", "second piece"]
+    assert lock.times.summary()["import"]["count"] == 2  # each piece a hold of its own
+
+
+def test_an_import_pauses_between_its_batches(engine: LocalEngine) -> None:
+    """The service's engine lets waiting readers in there (`between_batches`)."""
+    pauses: list[int] = []
+    engine.between_batches = lambda: pauses.append(len(pauses))
+    lines = [header_line()] + [
+        dump_line(engine.materialise(MemoryDraft(content=f"Service {i} listens on port {i}")))
+        for i in range(WRITE_BATCH * 2 + 1)
+    ]
+    assert engine.import_lines(lines).memories == WRITE_BATCH * 2 + 1
+    assert pauses == [0, 1]
