@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -80,7 +81,10 @@ def cmd_watch(ctx: CommandContext) -> int:
         except CortexError as exc:  # one failed pass does not end the watch
             print(f"{time.strftime('%H:%M:%S')} pass failed: {exc}", file=sys.stderr, flush=True)
 
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a foreground watch ends
+    # Ctrl-C is how a foreground watch ends, even when it was started from a script
+    # that runs it with SIGINT ignored (a non-interactive shell does for `cmd &`).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    with contextlib.suppress(KeyboardInterrupt):
         watch_paths([Path(p) for p in ctx.args.paths], on_batch, ready=catch_up)
     print("stopped watching", file=sys.stderr)
     return 0
