@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import warnings
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
@@ -23,6 +22,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cortex_tui.hooks.run import hook_main
 
         return hook_main(args)
+    import warnings  # not on the hook path above
+
     warnings.showwarning = _note
     if args[:1] == ["--home"] and _own_entry(args[2:4]):
         args = [args[2], "--home", args[1], *args[3:]]

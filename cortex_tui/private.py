@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Any
+    from pathlib import Path
+    from typing import IO, Any, TypeVar
+
+    StrPath = TypeVar("StrPath", bound=str | os.PathLike[str])
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -29,10 +31,11 @@ def private_process() -> None:
     os.umask(PRIVATE_UMASK)
 
 
-def private_dir(path: Path) -> Path:
+def private_dir(path: StrPath) -> StrPath:
     """`path` and any missing parents, created 0700 (an existing folder is left as is:
-    `tighten` is what changes existing ones)."""
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    `tighten` is what changes existing ones). A string or a `Path`: the hooks use
+    strings (importing `pathlib` costs a hook ~4 ms)."""
+    os.makedirs(path, mode=DIR_MODE, exist_ok=True)
     return path
 
 
@@ -43,7 +46,7 @@ _FLAGS = {
 }
 
 
-def open_private(path: Path, mode: str, encoding: str | None = None) -> IO[Any]:
+def open_private(path: str | Path, mode: str, encoding: str | None = None) -> IO[Any]:
     """`open(path, mode)` for writing ("w", "a", "a+", each optionally with "b"), a file
     it creates being 0600 whatever the umask."""
     fd = os.open(path, _FLAGS[mode.replace("b", "")], FILE_MODE)

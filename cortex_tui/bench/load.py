@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import resource
 import tempfile
 import threading
 import time
@@ -26,7 +25,7 @@ from typing import Any
 
 from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import run_hook, served_home
-from cortex_tui.bench.timing import Timing
+from cortex_tui.bench.timing import Timing, children_cpu
 from cortex_tui.config import load_settings
 from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
@@ -215,7 +214,7 @@ def _burst(
                 failures.append(f"{type(exc).__name__}: {exc}")
 
     threads = [threading.Thread(target=session, args=(n,)) for n in range(sessions)]
-    hooks_cpu, service_cpu = _children_cpu(), _service_cpu(home)
+    hooks_cpu, service_cpu = children_cpu(), _service_cpu(home)
     t0 = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -224,7 +223,7 @@ def _burst(
     burst_seconds = time.perf_counter() - t0
     _wait_drained(home, before + sessions * turns)
     drained_after = time.perf_counter() - t0 - burst_seconds
-    hooks_cpu, service_cpu = _children_cpu() - hooks_cpu, _service_cpu(home) - service_cpu
+    hooks_cpu, service_cpu = children_cpu() - hooks_cpu, _service_cpu(home) - service_cpu
     found = _look_for_facts(home, sessions, turns)
     return {
         "burst_seconds": round(burst_seconds, 1),
@@ -242,13 +241,6 @@ def _burst(
         },
         **found,
     }
-
-
-def _children_cpu() -> float:
-    """CPU seconds of this process's finished children: the hook processes (the
-    service, a child still running, is not counted until it ends)."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
 
 
 def _service_cpu(home: Path) -> float:

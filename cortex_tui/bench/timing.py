@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import statistics
 import time
 from collections.abc import Sequence
@@ -22,6 +23,13 @@ class Timing:
             "p95_ms": round(p95 * 1000, 3),
             "runs": len(ordered),
         }
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (a child still running, such as
+    a service, is not counted until it ends)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def time_query_embedding(embedder: Embedder, queries: Sequence[str]) -> dict[str, float]:

@@ -39,13 +39,16 @@ BATCH_BUDGET = 1.0
 
 class Hold(Protocol):
     """Access to the engine's store: run work while holding it, ask whether someone is
-    waiting for it, and keep other writers out across several holds."""
+    waiting for it, and keep other writers out across several holds; and run the
+    batch's preparation, which needs no store, where it slows no one (`aside`)."""
 
     def __call__(self, work: Callable[[], T]) -> T: ...
 
     def contended(self) -> bool: ...
 
     def writing(self) -> AbstractContextManager[object]: ...
+
+    def aside(self, work: Callable[[], T]) -> T: ...
 
 
 class Unshared:
@@ -59,6 +62,9 @@ class Unshared:
 
     def writing(self) -> AbstractContextManager[object]:
         return nullcontext()
+
+    def aside(self, work: Callable[[], T]) -> T:
+        return work()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +85,9 @@ def capture_turns(
     """Capture `turns` in order; yields (position, report or the failure) for the
     turns each batch finished, once that batch is durable. One turn failing does not
     stop the others."""
-    ready: list[tuple[int, PreparedTurn]] = []
-    for position, turn in enumerate(turns):
-        try:
-            prepared = engine.prepare_capture(
-                turn.text,
-                project=turn.project,
-                session_id=turn.session_id,
-                source=turn.source,
-                progress=turn.progress,
-            )
-        except Exception as exc:
-            yield [(position, exc)]
-            continue
-        ready.append((position, prepared))
-    rows = _vectors(engine, [prepared for _, prepared in ready])
+    failed, ready, rows = hold.aside(partial(_prepared, engine, turns))
+    if failed:
+        yield failed
     start = 0
     while start < len(ready):
         done: list[tuple[int, CaptureReport | Exception]] = []
@@ -108,6 +102,32 @@ def capture_turns(
                 hold(durable.close)  # the flush, under the engine like any write
         yield done
         start += len(done)
+
+
+def _prepared(
+    engine: LocalEngine, turns: Sequence[TurnToCapture]
+) -> tuple[
+    list[tuple[int, CaptureReport | Exception]],
+    list[tuple[int, PreparedTurn]],
+    list[Matrix | None],
+]:
+    """The turns that failed to prepare; the others prepared, with their vectors."""
+    failed: list[tuple[int, CaptureReport | Exception]] = []
+    ready: list[tuple[int, PreparedTurn]] = []
+    for position, turn in enumerate(turns):
+        try:
+            prepared = engine.prepare_capture(
+                turn.text,
+                project=turn.project,
+                session_id=turn.session_id,
+                source=turn.source,
+                progress=turn.progress,
+            )
+        except Exception as exc:
+            failed.append((position, exc))
+            continue
+        ready.append((position, prepared))
+    return failed, ready, _vectors(engine, [prepared for _, prepared in ready])
 
 
 def _vectors(engine: LocalEngine, prepared: list[PreparedTurn]) -> list[Matrix | None]:

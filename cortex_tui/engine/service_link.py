@@ -1,9 +1,13 @@
 """Finding, starting and stopping the local service, and a small client for its socket.
 
 Standard library only, and little of it: the hooks import this on every agent turn, and
-a hook talking to a warm service must cost tens of milliseconds, not the ~0.3 s of
-loading pydantic. The socket speaks plain HTTP/1.1 by hand (one request per connection):
-`http.client` alone costs a hook process ~20 ms to import.
+a hook talking to a warm service must cost little more than the interpreter's own
+start. The socket speaks plain HTTP/1.1 by hand (one request per connection) over
+`_socket`, the C module under `socket`: `http.client` costs a hook process ~20 ms, and
+`socket` itself ~5 ms of CPU for enums and selectors this client does not use. Paths are
+strings (`os.path`), since `pathlib` costs a hook ~4 ms; callers may pass a `Path`.
+`json` is imported by the calls that send or read JSON, not by `call_raw`, which is
+all a pre hook needs.
 
 One service owns a store (`$CORTEX_HOME/cortex.sock`). Starting is serialised by a file
 lock, and a starter that finds a start already under way (a live pid in the marker
@@ -12,13 +16,11 @@ file) waits for it instead of spawning a second one.
 
 from __future__ import annotations
 
+import _socket
 import fcntl
-import json
 import os
-import socket
 import sys
 import time
-from pathlib import Path
 
 from cortex_tui.private import open_private, private_dir
 
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     import subprocess
     from typing import Any
 
+    StrPath = str | os.PathLike[str]
+
 SOCKET = "cortex.sock"
 START_LOCK = "service-start.lock"
 STARTING = "service-starting.pid"
@@ -34,6 +38,10 @@ SERVICE_LOG = "service.log"
 SERVICE_LOCK = "service.lock"
 START_MARKER_TTL = 60.0
 POLL = 0.05
+PRE_HOOK_ROUTE = "/v1/hook/pre/raw"
+"""Takes a pre hook's event as the agent sent it and answers with the hook's output."""
+POST_HOOK_ROUTE = "/v1/hook/post/raw"
+"""Takes a post hook's event as the agent sent it and answers once its turn is spooled."""
 
 
 class ServiceUnavailable(Exception):
@@ -49,8 +57,8 @@ class ServiceError(Exception):
         self.kind = kind
 
 
-def socket_path(home: Path) -> Path:
-    return home / SOCKET
+def socket_path(home: StrPath) -> str:
+    return os.path.join(home, SOCKET)
 
 
 def daemon_enabled() -> bool:
@@ -58,34 +66,66 @@ def daemon_enabled() -> bool:
     return os.environ.get("CORTEX_DAEMON", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def call(home: Path, method: str, path: str, payload: Any = None, *, timeout: float = 5.0) -> Any:
+def call(
+    home: StrPath, method: str, path: str, payload: Any = None, *, timeout: float = 5.0
+) -> Any:
     """One JSON request to the service; the decoded JSON answer (None for an empty body).
     `timeout` bounds each wait on the socket (connect, send, each read)."""
-    body = json.dumps(payload).encode() if payload is not None else b""
-    head = f"{method} {path} HTTP/1.1\r\nHost: cortex\r\nConnection: close\r\n"
-    if payload is not None:
-        head += "Content-Type: application/json\r\n"
-    head += f"Content-Length: {len(body)}\r\n\r\n"
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(str(socket_path(home)))
-            sock.sendall(head.encode("latin-1") + body)
-            status, data = _response(sock)
-    except (OSError, ValueError) as exc:
-        raise ServiceUnavailable(f"no service on {socket_path(home)}: {exc}") from exc
-    decoded = json.loads(data) if data else None
+    import json
+
+    body = json.dumps(payload).encode() if payload is not None else None
+    status, data = call_raw(home, method, path, body, timeout=timeout)
     if status >= 400:
-        detail = decoded if isinstance(decoded, dict) else {}
-        raise ServiceError(
-            status,
-            str(detail.get("error", "CortexError")),
-            str(detail.get("message", f"the service answered HTTP {status}")),
-        )
-    return decoded
+        raise answer_error(status, data)
+    return json.loads(data) if data else None
 
 
-def _response(sock: socket.socket) -> tuple[int, bytes]:
+def answer_error(status: int, data: bytes) -> ServiceError:
+    """The error an answer of `status` carries (`{"error": ..., "message": ...}`)."""
+    import json
+
+    try:
+        decoded = json.loads(data) if data else None
+    except ValueError:
+        decoded = None
+    detail = decoded if isinstance(decoded, dict) else {}
+    return ServiceError(
+        status,
+        str(detail.get("error", "CortexError")),
+        str(detail.get("message", f"the service answered HTTP {status}")),
+    )
+
+
+def call_raw(
+    home: StrPath,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    *,
+    timeout: float = 5.0,
+    content_type: str = "application/json",
+) -> tuple[int, bytes]:
+    """One request with `body` as it is; the answer's status and body, whatever they
+    are. `timeout` bounds each wait on the socket (connect, send, each read)."""
+    head = f"{method} {path} HTTP/1.1\r\nHost: cortex\r\nConnection: close\r\n"
+    if body is not None:
+        head += f"Content-Type: {content_type}\r\n"
+    head += f"Content-Length: {len(body or b'')}\r\n\r\n"
+    where = socket_path(home)
+    try:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(where)
+            sock.sendall(head.encode("latin-1") + (body or b""))
+            return _response(sock)
+        finally:
+            sock.close()
+    except (OSError, ValueError) as exc:
+        raise ServiceUnavailable(f"no service on {where}: {exc}") from exc
+
+
+def _response(sock: _socket.socket) -> tuple[int, bytes]:
     """The status and body of the one response on `sock` (read to its end: the request
     asked the service to close). ValueError when it is not a whole HTTP response."""
     chunks = []
@@ -123,7 +163,7 @@ def _dechunked(data: bytes) -> bytes:
         data = data[size + 2 :]
 
 
-def status(home: Path, timeout: float = 1.0) -> dict[str, Any] | None:
+def status(home: StrPath, timeout: float = 1.0) -> dict[str, Any] | None:
     """The running service's status, or None when nothing answers."""
     try:
         answer = call(home, "GET", "/v1/status", timeout=timeout)
@@ -132,7 +172,7 @@ def status(home: Path, timeout: float = 1.0) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
-def start(home: Path, *, wait: float) -> bool:
+def start(home: StrPath, *, wait: float) -> bool:
     """Start the service in the background unless it runs; True once it answers.
 
     Returns False when it did not answer within `wait` seconds (it may still be coming
@@ -155,11 +195,11 @@ def start(home: Path, *, wait: float) -> bool:
 
 
 def _spawn_unless_starting(
-    home: Path, deadline: float
+    home: StrPath, deadline: float
 ) -> tuple[bool, subprocess.Popen[bytes] | None]:
     """(False, None) when the start lock stayed busy past the deadline; else True and
     the process spawned here (None when another caller's start is under way)."""
-    with open_private(home / START_LOCK, "a") as lock:
+    with open_private(os.path.join(home, START_LOCK), "a") as lock:
         while True:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -172,16 +212,17 @@ def _spawn_unless_starting(
             if status(home) is not None or _start_under_way(home):
                 return True, None
             process = _spawn(home)
-            with open_private(home / STARTING, "w") as marker:
+            with open_private(os.path.join(home, STARTING), "w") as marker:
                 marker.write(f"{process.pid} {time.time()}")
             return True, process
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _start_under_way(home: Path) -> bool:
+def _start_under_way(home: StrPath) -> bool:
     try:
-        pid_text, started = (home / STARTING).read_text().split()
+        with open(os.path.join(home, STARTING), encoding="utf-8") as marker:
+            pid_text, started = marker.read().split()
         pid = int(pid_text)
         if time.time() - float(started) > START_MARKER_TTL:
             return False
@@ -197,15 +238,15 @@ SERVING_MARK = ": serving "
 """In the log line a service writes once it answers (`server/main.py`)."""
 
 
-def start_refusal(home: Path) -> str | None:
+def start_refusal(home: StrPath) -> str | None:
     """Why the service last refused to start (a damaged or locked store, say): its log's
     last error line, when the log was written in the last minute and no service served
     after it."""
-    log = home / "logs" / SERVICE_LOG
+    log = os.path.join(home, "logs", SERVICE_LOG)
     try:
-        if time.time() - log.stat().st_mtime > START_MARKER_TTL:
+        if time.time() - os.stat(log).st_mtime > START_MARKER_TTL:
             return None
-        with log.open("rb") as handle:
+        with open(log, "rb") as handle:
             handle.seek(max(0, handle.seek(0, os.SEEK_END) - 8192))
             tail = handle.read().decode("utf-8", "replace").splitlines()
     except OSError:
@@ -218,20 +259,20 @@ def start_refusal(home: Path) -> str | None:
     return None
 
 
-def clear_start_marker(home: Path) -> None:
+def clear_start_marker(home: StrPath) -> None:
     """Called by the service once it answers (or fails): later starters may spawn again."""
     try:
-        (home / STARTING).unlink()
+        os.unlink(os.path.join(home, STARTING))
     except OSError:
         return  # gone already (contextlib.suppress would cost a hook its import)
 
 
-def _spawn(home: Path) -> subprocess.Popen[bytes]:
+def _spawn(home: StrPath) -> subprocess.Popen[bytes]:
     import subprocess  # starting a service is rare: a hook does not pay for the import
 
-    logs = home / "logs"
+    logs = os.path.join(home, "logs")
     private_dir(logs)
-    with open_private(logs / SERVICE_LOG, "ab") as log:
+    with open_private(os.path.join(logs, SERVICE_LOG), "ab") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "cortex_tui", "serve", "--home", str(home)],
             stdin=subprocess.DEVNULL,
@@ -243,7 +284,7 @@ def _spawn(home: Path) -> subprocess.Popen[bytes]:
         )
 
 
-def stop(home: Path, *, wait: float = 30.0) -> bool:
+def stop(home: StrPath, *, wait: float = 30.0) -> bool:
     """Ask the service to finish in-flight work and exit; True once it is gone."""
     try:
         call(home, "POST", "/v1/shutdown", timeout=wait)
@@ -257,10 +298,10 @@ def stop(home: Path, *, wait: float = 30.0) -> bool:
     return False
 
 
-def _exited(home: Path) -> bool:
+def _exited(home: StrPath) -> bool:
     """The service holds `service.lock` until its store is closed: free lock, gone service."""
     try:
-        with open_private(home / SERVICE_LOCK, "a") as handle:
+        with open_private(os.path.join(home, SERVICE_LOCK), "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             fcntl.flock(handle, fcntl.LOCK_UN)
     except BlockingIOError:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from cortex_tui.private import open_private, private_dir
+
+TYPE_CHECKING = False  # the hook process does not import `typing`
+if TYPE_CHECKING:
+    from cortex_tui.engine.service_link import StrPath
 
 MAX_BYTES = 1_000_000
 BACKUPS = 3
@@ -21,7 +24,7 @@ BACKUPS = 3
 class HookLog:
     """Appends to `path` (None: says nothing)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: str | None) -> None:
         self._path = path
 
     def info(self, msg: str, *args: object) -> None:
@@ -48,19 +51,19 @@ class HookLog:
         path = self._path
         assert path is not None
         try:
-            if path.stat().st_size < MAX_BYTES:
+            if os.stat(path).st_size < MAX_BYTES:
                 return
         except FileNotFoundError:
             return
         for number in range(BACKUPS - 1, 0, -1):
-            older = path.with_name(f"{path.name}.{number}")
-            if older.exists():
-                os.replace(older, path.with_name(f"{path.name}.{number + 1}"))
-        os.replace(path, path.with_name(f"{path.name}.1"))
+            older = f"{path}.{number}"
+            if os.path.exists(older):
+                os.replace(older, f"{path}.{number + 1}")
+        os.replace(path, f"{path}.1")
 
 
-def hook_logger(home: Path) -> HookLog:
+def hook_logger(home: StrPath) -> HookLog:
     try:
-        return HookLog(private_dir(home / "logs") / "hooks.log")
+        return HookLog(os.path.join(private_dir(os.path.join(home, "logs")), "hooks.log"))
     except OSError:
         return HookLog(None)

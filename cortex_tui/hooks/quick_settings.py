@@ -8,20 +8,22 @@ A value that does not parse falls back to the default: the hook must never fail 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
     from typing import Any
 
+    from cortex_tui.engine.service_link import StrPath
+
 DEFAULT_TIMEOUTS = {"pre": 1.5, "post": 20.0}
 _FALSE = ("0", "false", "no", "off")
 
 
-def _config(home: Path) -> dict[str, Any]:
+def _config(home: StrPath) -> dict[str, Any]:
     """The home's config.toml, parsed only when there is one (`tomllib` costs ~15 ms)."""
     try:
-        text = (home / "config.toml").read_text(encoding="utf-8")
+        with open(os.path.join(home, "config.toml"), encoding="utf-8") as config:
+            text = config.read()
     except (OSError, UnicodeDecodeError):
         return {}
     import tomllib
@@ -32,7 +34,7 @@ def _config(home: Path) -> dict[str, Any]:
         return {}
 
 
-def daemon_on(home: Path) -> bool:
+def daemon_on(home: StrPath) -> bool:
     explicit = os.environ.get("CORTEX_DAEMON")
     if explicit is not None:
         return explicit.strip().lower() not in _FALSE
@@ -40,7 +42,7 @@ def daemon_on(home: Path) -> bool:
     return value is not False
 
 
-def hook_timeout(home: Path, kind: str) -> float:
+def hook_timeout(home: StrPath, kind: str) -> float:
     key = f"{kind}_timeout"
     raw: Any = os.environ.get(f"CORTEX_HOOKS__{key.upper()}")
     if raw is None:

@@ -7,19 +7,15 @@ going on Stop). `--strict` surfaces errors instead, for debugging.
 
 from __future__ import annotations
 
+import _thread
 import os
 import sys
-import threading
 import time
-import warnings
-from pathlib import Path
 
 from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
 from cortex_tui.hooks.quick_settings import daemon_on, hook_timeout
-from cortex_tui.integrations.events import for_pre, parse_event
-from cortex_tui.integrations.output import render
-from cortex_tui.integrations.turns import capture_turn, drain_spool, plan_pre, spool_turn
+from cortex_tui.integrations.events import for_pre
 from cortex_tui.untrusted.text import decode_bytes
 
 INPUT_LIMIT = 16 * 1024 * 1024
@@ -37,6 +33,7 @@ if TYPE_CHECKING:
 
     from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.engine.service_link import StrPath
     from cortex_tui.log_protocol import Log
 
 
@@ -47,14 +44,11 @@ class HookTimeout(Exception):
 def run_hook(
     kind: str, stdin: BinaryIO, stdout: TextIO, *, strict: bool = False, text_format: bool = False
 ) -> int:
-    from cortex_tui.paths import default_home
+    from cortex_tui.paths import home_dir
 
     started = time.perf_counter()
-    home = default_home()
+    home = home_dir()
     log = hook_logger(home)
-    # A note while loading settings (an old weight table, say) goes to the log, not
-    # to the agent's stderr.
-    warnings.showwarning = lambda message, *_: log.warning("%s", message)
     via = "service" if daemon_on(home) else "in-process"
     cap = hook_timeout(home, kind)
     deadline = time.monotonic() + cap
@@ -106,21 +100,24 @@ def _within(seconds: float, work: Callable[[], str]) -> str:
 
     The worker thread cannot be killed, so the caller exits the process right after a
     timeout (see `hook_main`): its store lock and files are released by the OS, and an
-    unfinished capture stays in the spool for the next run.
+    unfinished capture stays in the spool for the next run. Built on `_thread`, which
+    the interpreter has loaded already (`threading` costs a hook ~2 ms of CPU).
     """
     result: list[str] = []
     failure: list[BaseException] = []
+    finished = _thread.allocate_lock()
+    finished.acquire()
 
     def target() -> None:
         try:
             result.append(work())
         except BaseException as exc:
             failure.append(exc)
+        finally:
+            finished.release()
 
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
+    _thread.start_new_thread(target, ())
+    if not finished.acquire(timeout=seconds):
         raise HookTimeout(f"gave up after {seconds:.1f} s (hooks.pre_timeout/post_timeout)")
     if failure:
         raise failure[0]
@@ -128,29 +125,28 @@ def _within(seconds: float, work: Callable[[], str]) -> str:
 
 
 def _via_service(
-    kind: str, raw: str, home: Path, text_format: bool, deadline: float, log: Log
+    kind: str, raw: str, home: StrPath, text_format: bool, deadline: float, log: Log
 ) -> str:
     """The fast path: the service holds the warm model and store; this process only
-    spools (post) and forwards (pre). A service that is not running is started, unless
+    forwards the event (pre), or hands it to the service to spool, spooling it itself
+    when the service does not (post). A service that is not running is started, unless
     it refused to start within the last minute (a damaged store, say): every turn would
     spawn it again for nothing; a pre hook whose budget runs out while it starts gives
     no context this turn."""
     if kind == "pre":
-        if service_link.status(home) is None and not _started(home, deadline, log):
-            return ""
-        answer = service_link.call(
-            home,
-            "POST",
-            "/v1/hook/pre",
-            {"event": for_pre(raw), "text_format": text_format},
-            timeout=max(0.05, deadline - time.monotonic()),
-        )
-        return str(answer.get("output", "")) if isinstance(answer, dict) else ""
-    spool = spool_turn(parse_event(raw), home, log)
+        return _pre_via_service(for_pre(raw).encode(), home, text_format, deadline, log)
+    if _spooled_by_service(raw.encode(), home, deadline, log):
+        return ""
+    from pathlib import Path
+
+    from cortex_tui.integrations.events import parse_event
+    from cortex_tui.integrations.turns import spool_turn
+
+    spool = spool_turn(parse_event(raw), Path(home), log)
     if spool is None or not spool.pending():
         return ""
     try:
-        service_link.call(home, "POST", "/v1/spool/drain", timeout=2.0)
+        service_link.call_raw(home, "POST", "/v1/spool/drain", timeout=2.0)
     except service_link.ServiceUnavailable:
         # Started in the background; it replays the spool once it is up.
         if service_link.start_refusal(home) is None:
@@ -158,7 +154,64 @@ def _via_service(
     return ""
 
 
-def _started(home: Path, deadline: float, log: Log) -> bool:
+def _spooled_by_service(event: bytes, home: StrPath, deadline: float, log: Log) -> bool:
+    """Whether the service spooled the turn (it answers once the spool is fsynced); if
+    not (not running, too busy to answer within half the budget, started by an earlier
+    version), the hook spools it itself. Spooling twice is harmless: a turn's key is
+    its session and text, and the spool keeps one entry per key."""
+    try:
+        status, _ = service_link.call_raw(
+            home,
+            "POST",
+            service_link.POST_HOOK_ROUTE,
+            event,
+            timeout=max(0.05, (deadline - time.monotonic()) / 2),
+            content_type="application/octet-stream",
+        )
+    except service_link.ServiceUnavailable:
+        return False
+    if status >= 400:
+        log.info("the service did not spool the turn (HTTP %d): spooling it here", status)
+        return False
+    return True
+
+
+def _pre_via_service(
+    event: bytes, home: StrPath, text_format: bool, deadline: float, log: Log
+) -> str:
+    """The event as the agent sent it, answered with the hook's output as it is: the
+    hook process encodes and decodes no JSON (`json` costs it ~6 ms of CPU, a large
+    part of a pre hook on a busy machine). No status call first: a service that does
+    not answer is started, then asked again."""
+    route = service_link.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
+    for attempt in (1, 2):
+        try:
+            status, answer = service_link.call_raw(
+                home,
+                "POST",
+                route,
+                event,
+                timeout=max(0.05, deadline - time.monotonic()),
+                content_type="application/octet-stream",
+            )
+        except service_link.ServiceUnavailable:
+            if attempt == 2 or not _started(home, deadline, log):
+                return ""
+            continue
+        if status == 404 and b'"error"' not in answer:
+            # No such route (not an engine error, which names itself): a service
+            # started by an earlier version, which lives on while hooks keep it busy.
+            # Ask it to stop, and the next turn starts this version's.
+            log.warning("the running service predates this hook; restarting it")
+            service_link.call_raw(home, "POST", "/v1/shutdown", timeout=1.0)
+            return ""
+        if status >= 400:
+            raise service_link.answer_error(status, answer)
+        return answer.decode("utf-8", errors="replace")
+    return ""
+
+
+def _started(home: StrPath, deadline: float, log: Log) -> bool:
     """Start the service within the pre hook's budget; say in the log why not."""
     refusal = service_link.start_refusal(home)
     if refusal is None:
@@ -172,10 +225,19 @@ def _started(home: Path, deadline: float, log: Log) -> bool:
     return False
 
 
-def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: Log) -> str:
+def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> str:
     """`CORTEX_DAEMON=0`: this process opens the store itself (tests, one-shot scripts)."""
-    from cortex_tui.config import load_settings
+    import warnings
+    from pathlib import Path
 
+    from cortex_tui.config import load_settings
+    from cortex_tui.integrations.events import parse_event
+    from cortex_tui.integrations.output import render
+    from cortex_tui.integrations.turns import capture_turn, drain_spool, plan_pre, spool_turn
+
+    # A note while loading settings (an old weight table, say) goes to the log, not
+    # to the agent's stderr.
+    warnings.showwarning = lambda message, *_: log.warning("%s", message)
     settings = load_settings()
     event = parse_event(raw)
     if kind == "pre":
@@ -197,7 +259,7 @@ def _in_process(kind: str, raw: str, home: Path, text_format: bool, log: Log) ->
         finally:
             engine.close()
         return render(event, response.context, text_format)
-    spool = spool_turn(event, home, log)
+    spool = spool_turn(event, Path(home), log)
     if spool is None or not spool.pending():
         return ""
     # The turn is captured on the agent's clock here: close calls get the hook's LLM

@@ -87,10 +87,16 @@ def hook_command(executable: str, kind: str) -> str:
 def installed_program() -> str:
     """This installation's script by absolute path, since an agent may start it with a
     PATH that lacks the venv; then whatever `cortex-tui` is on PATH; then the bare name."""
-    script = Path(sysconfig.get_path("scripts")) / "cortex-tui"
-    if script.is_file() and os.access(script, os.X_OK):
+    script = installed_script()
+    if script is not None:
         return str(script)
     return shutil.which("cortex-tui") or "cortex-tui"
+
+
+def installed_script() -> Path | None:
+    """The `cortex-tui` script of this very installation, when it has one."""
+    script = Path(sysconfig.get_path("scripts")) / "cortex-tui"
+    return script if script.is_file() and os.access(script, os.X_OK) else None
 
 
 def is_recognised(executable: str) -> bool:

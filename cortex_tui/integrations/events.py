@@ -8,8 +8,6 @@ fails on encoding it.
 
 from __future__ import annotations
 
-import json
-
 from cortex_tui.untrusted.text import clean_json_loads, clean_text
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
@@ -114,6 +112,8 @@ def for_pre(raw: str) -> str:
         data = None
     if not isinstance(data, dict):
         return text[:PROMPT_CHARS]
+    import json  # a pre hook for an ordinary prompt forwards it as it came, without json
+
     kept = {key: data[key] for key in _FORWARDED if isinstance(data.get(key), str)}
     kept["prompt"] = kept.get("prompt", "")[:PROMPT_CHARS]
     return json.dumps(kept, ensure_ascii=False)

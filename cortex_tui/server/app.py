@@ -14,10 +14,11 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator
 
 from fastapi import BackgroundTasks, FastAPI, Request, Response
-from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from cortex_tui import errors
+from cortex_tui.engine import service_link
 from cortex_tui.engine.operations import EXPORT, IMPORT
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
@@ -26,6 +27,7 @@ from cortex_tui.server.routes import add_operation_routes
 from cortex_tui.server.service import Service
 from cortex_tui.server.text_guard import TextGuard
 from cortex_tui.tcp import bearer_matches
+from cortex_tui.untrusted.text import decode_bytes
 
 log = logging.getLogger("cortex_tui.server")
 IMPORT_BODY_LIMIT = 4 * 1024 * 1024 * 1024
@@ -42,19 +44,6 @@ _STATUS = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class HookBody(_Body):
-    event: str
-    text_format: bool = False
-
-
-class HookAnswer(_Body):
-    output: str
-
-
 def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
     """The API around `service`. With `api_key`, a request arriving over TCP must carry
     `Authorization: Bearer KEY` (the Unix socket is protected by its file mode)."""
@@ -64,6 +53,7 @@ def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
         limit=service.settings.limits.request_bytes,
         unlimited=(IMPORT.route.path,),
         unlimited_to=IMPORT_BODY_LIMIT,
+        cleaning=(service_link.PRE_HOOK_ROUTE,),
     )
 
     @app.middleware("http")
@@ -112,17 +102,31 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         app.state.shutdown_requested()
         return {"stopping": True}
 
-    @app.post("/v1/hook/pre")
-    def hook_pre(body: HookBody, after: BackgroundTasks) -> HookAnswer:
-        """The context for a prompt; the reads are counted once the answer is sent."""
-        event = parse_event(body.event)
-        settings = service.settings
-        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
-        if plan is None:
-            return HookAnswer(output="")
-        context, read = service.hook_context(plan)
+    @app.post(service_link.PRE_HOOK_ROUTE)
+    async def hook_pre(request: Request, after: BackgroundTasks) -> PlainTextResponse:
+        """The pre hook's output for the event the agent sent, as the hook prints it
+        (`?format=text`: plain text); the reads are counted once the answer is sent.
+        Raw in and out, so the hook process needs no JSON (see `hooks/run.py`)."""
+        text_format = request.query_params.get("format") == "text"
+        output, read = await run_in_threadpool(
+            _pre_hook_output, service, await request.body(), text_format
+        )
         after.add_task(service.touch, read)
-        return HookAnswer(output=render(event, context, body.text_format))
+        return PlainTextResponse(output)
+
+    @app.post(service_link.POST_HOOK_ROUTE)
+    async def hook_post(request: Request) -> Response:
+        """Spool the turn a post hook's event names (fsynced before the answer), to be
+        captured in the background: the hook process then needs no JSON, no spool code
+        and no transcript reader. Over the Unix socket only, since the event names a
+        file for the service to read."""
+        if _over_tcp(request):
+            return JSONResponse(
+                {"error": "InvalidInputError", "message": "hook events come over the socket"},
+                403,
+            )
+        await run_in_threadpool(service.spool_event, await request.body())
+        return PlainTextResponse("")
 
     @app.post("/v1/spool/drain", status_code=202)
     def spool_drain() -> dict[str, bool]:
@@ -136,6 +140,17 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         """Watch what `$CORTEX_HOME/sync/watched.json` lists now (`watch --service`)."""
         watched = service.watch.reload()
         return {"paths": watched.paths, "project": watched.project}
+
+
+def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[str, list[str]]:
+    """What a pre hook prints for `body`, and the memories whose reads are to be counted."""
+    event = parse_event(decode_bytes(body))
+    settings = service.settings
+    plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
+    if plan is None:
+        return "", []
+    context, read = service.hook_context(plan)
+    return render(event, context, text_format), read
 
 
 def _export_route(app: FastAPI, service: Service) -> None:

@@ -134,7 +134,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
         raise ServeError("--tcp needs an API key: set CORTEX_API_KEY to a long random secret")
     private_dir(home)
     with _service_lock(home):
-        sockets = [_bind_unix(service_link.socket_path(home))]
+        sockets = [_bind_unix(Path(service_link.socket_path(home)))]
         if tcp:
             sockets.append(listen(tcp, "--tcp"))
         engine = open_engine(settings, cache_queries=True)
@@ -163,7 +163,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
             for sock in sockets:
                 sock.close()
             with contextlib.suppress(OSError):
-                service_link.socket_path(home).unlink()
+                os.unlink(service_link.socket_path(home))
             log.info("stopped")
     return 0
 

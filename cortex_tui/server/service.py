@@ -23,10 +23,19 @@ from typing import Any, TypeVar
 from cortex_tui.config import Settings
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.spool import Spool, TurnProgress
-from cortex_tui.integrations.turns import PrePlan, batch_capture, capture_turn, drain_spool
+from cortex_tui.integrations.events import parse_event
+from cortex_tui.integrations.turns import (
+    PrePlan,
+    batch_capture,
+    capture_turn,
+    drain_spool,
+    spool_turn,
+)
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.server.background import Background
 from cortex_tui.server.engine_lock import EngineLock
 from cortex_tui.sync.watch import ServiceWatch
+from cortex_tui.untrusted.text import decode_bytes
 
 T = TypeVar("T")
 log = logging.getLogger("cortex_tui.server")
@@ -83,6 +92,8 @@ class Service:
         self._drain_wanted = threading.Event()
         self._stopping = threading.Event()
         self._drainer = threading.Thread(target=self._drain_loop, name="capture", daemon=True)
+        self._background = Background()
+        """Where the capture prepares its batches: below the agents' priority."""
         self.captured = 0
         self.watch = ServiceWatch(self.home, lambda _report: self.request_drain())
         self.store_damage: str | None = None
@@ -167,6 +178,13 @@ class Service:
             self.engine.recall(RecallRequest(query="warm up", update_access=False, limit=5))
         log.info("warmed up in %.0f ms", (time.perf_counter() - started) * 1000)
 
+    def spool_event(self, body: bytes) -> None:
+        """Spool the new turn of the conversation a post hook's event names, as the
+        hook process would, and have it captured."""
+        spool = spool_turn(parse_event(decode_bytes(body)), self.home, log)
+        if spool is not None and spool.pending():
+            self.request_drain()
+
     def request_drain(self) -> None:
         self._drain_wanted.set()
 
@@ -184,6 +202,7 @@ class Service:
         self._drain_wanted.set()
         if self._drainer.is_alive():
             self._drainer.join()
+        self._background.close()
 
     def spool_pending(self) -> int:
         return len(Spool(self.home / "spool", log).pending())
@@ -272,6 +291,9 @@ class _CaptureHold:
             raise _Stopping
         with self._service._writers:
             yield
+
+    def aside(self, work: Callable[[], T]) -> T:
+        return self._service._background.run(work)
 
 
 class _Stopping(BaseException):

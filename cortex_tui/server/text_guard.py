@@ -25,14 +25,22 @@ class TextGuard:
     """ASGI middleware: read the body, refuse it or hand it on unchanged."""
 
     def __init__(
-        self, app: ASGIApp, *, limit: int, unlimited: tuple[str, ...] = (), unlimited_to: int = 0
+        self,
+        app: ASGIApp,
+        *,
+        limit: int,
+        unlimited: tuple[str, ...] = (),
+        unlimited_to: int = 0,
+        cleaning: tuple[str, ...] = (),
     ) -> None:
         """`limit`: bytes a body may have; the paths in `unlimited` may have
-        `unlimited_to` instead."""
+        `unlimited_to` instead. The paths in `cleaning` replace lone surrogates
+        themselves, as hooks do (an agent's event is never refused)."""
         self.app = app
         self.limit = limit
         self.unlimited = unlimited
         self.unlimited_to = unlimited_to
+        self.cleaning = cleaning
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
@@ -54,7 +62,7 @@ class TextGuard:
                 error="TooLargeError",
             )
             return
-        problem = _problem(body)
+        problem = _problem(body, surrogates=scope["path"] not in self.cleaning)
         if problem is not None:
             await _refuse(send, problem)
             return
@@ -87,12 +95,12 @@ async def _whole_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]
             return b"".join(parts), False
 
 
-def _problem(body: bytes) -> str | None:
+def _problem(body: bytes, *, surrogates: bool) -> str | None:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"request body is not UTF-8 (invalid byte at offset {exc.start}); send UTF-8 JSON"
-    if find_lone_surrogate(text) is not None:
+    if surrogates and find_lone_surrogate(text) is not None:
         return (
             "request body holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape); "
             "send valid Unicode text"

@@ -30,9 +30,9 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     assert "sync" not in report and "load" not in report  # 0 lines, saves, sessions: skipped
 
 
-def test_bench_times_sync_watch_and_sessions_at_once_through_a_real_service(cli: Cli) -> None:
+def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: Cli) -> None:
     run = cli(
-        "bench", "--json", "--sizes", "20", "--queries", "2", "--hook-runs", "0",
+        "bench", "--json", "--sizes", "20", "--queries", "2", "--hook-runs", "2",
         "--import-count", "5", "--embedder", "hashing", "--sync-lines", "80",
         "--sync-saves", "3", "--load-sessions", "2", "--load-turns", "1",
         "--load-think-ms", "10",
@@ -40,6 +40,11 @@ def test_bench_times_sync_watch_and_sessions_at_once_through_a_real_service(cli:
     )  # fmt: skip
     assert run.code == 0, run.err
     report = json.loads(run.out)
+    hooks = report["hooks"]
+    for measured in ("interpreter_start", "pre_hook_process", "post_hook_process"):
+        assert hooks[measured]["runs"] == hooks[f"{measured}_cpu"]["runs"] == 2
+        assert hooks[f"{measured}_cpu"]["p50_ms"] > 0
+    assert hooks["pre_hook_process"]["p50_ms"] > 0 and hooks["pre_service_call"]["runs"] == 2
     synced = report["sync"]
     assert synced["import"]["lines"] == synced["import"]["statements"] == 80
     assert synced["import"]["lines_per_second"] > 0

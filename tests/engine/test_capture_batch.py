@@ -58,11 +58,12 @@ def by_fact(memories: list[Memory]) -> dict[str, list[Memory]]:
 
 
 class CountingHold:
-    """A hold that notes the turns each slice of writes took, and may say someone is
-    waiting."""
+    """A hold that notes the turns each slice of writes took and the turns each batch
+    prepared aside (holding nothing), and may say someone is waiting."""
 
     def __init__(self, contended: bool) -> None:
         self.slices: list[int] = []
+        self.prepared_aside: list[int] = []
         self._contended = contended
 
     def __call__(self, work: Callable[[], T]) -> T:
@@ -76,6 +77,12 @@ class CountingHold:
 
     def writing(self) -> AbstractContextManager[object]:
         return nullcontext()
+
+    def aside(self, work: Callable[[], T]) -> T:
+        result = work()
+        _failed, ready, _rows = result  # type: ignore[misc]
+        self.prepared_aside.append(len(ready))
+        return result
 
 
 @pytest.fixture
@@ -119,6 +126,7 @@ def test_a_slice_ends_as_soon_as_someone_waits(engine: LocalEngine, spool: Spool
     waited = CountingHold(contended=True)
     assert drain_spool(spool, lambda *_: "unused", log, batch_capture(engine, waited)) == 6
     assert waited.slices == [1] * 6  # one turn per hold
+    assert waited.prepared_aside == [6]  # extracted and embedded together, outside the holds
 
     later = Spool(spool.folder.with_name("later"), log)
     spool_turns(later, sessions=2, turns=3)

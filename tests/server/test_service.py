@@ -168,6 +168,13 @@ def test_tcp_needs_an_api_key_and_checks_it(tmp_path: Path) -> None:
         engine = RemoteEngine.over_tcp(url, "s3cret-key")
         assert engine.stats().total == 0
         engine.close()
+        # A post hook's event names a file for the service to read: never over TCP.
+        post = httpx.post(
+            f"{url}{service_link.POST_HOOK_ROUTE}",
+            headers={"Authorization": "Bearer s3cret-key"},
+            content=json.dumps({"hook_event_name": "Stop", "transcript_path": "/etc/passwd"}),
+        )
+        assert post.status_code == 403
         # The Unix socket needs no key: its file mode is the protection.
         assert service_link.status(home) is not None
     finally:
@@ -214,12 +221,12 @@ def test_hook_stays_silent_when_the_service_cannot_start(tmp_path: Path) -> None
         owner.close()
 
 
-@pytest.mark.parametrize("body", ["not json", '{"event": 3}'])
+@pytest.mark.parametrize("body", ["not json", '{"query": 3}'])
 def test_bad_requests_get_a_clear_answer(service_home: Path, body: str) -> None:
     transport = httpx.HTTPTransport(uds=str(service_home / "cortex.sock"))
     with httpx.Client(transport=transport, base_url="http://cortex") as client:
         response = client.post(
-            "/v1/hook/pre", content=body, headers={"Content-Type": "application/json"}
+            "/v1/recall", content=body, headers={"Content-Type": "application/json"}
         )
     assert response.status_code == 422
 
@@ -230,7 +237,7 @@ def test_bad_requests_get_a_clear_answer(service_home: Path, body: str) -> None:
         ("/v1/remember", b'{"content": "caf\xff deploy"}', "not UTF-8 (invalid byte at offset 16)"),
         ("/v1/remember", b'{"content": "caf\\ud800 deploy"}', "lone UTF-16 surrogate"),
         ("/v1/recall", b'{"query": "x\\udfff"}', "lone UTF-16 surrogate"),
-        ("/v1/hook/pre", b'{"event": "\xc3"}', "not UTF-8"),
+        (service_link.PRE_HOOK_ROUTE, b'{"prompt": "\xc3"}', "not UTF-8"),
     ],
 )
 def test_text_that_is_not_unicode_gets_a_400_not_a_500(

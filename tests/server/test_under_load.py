@@ -19,6 +19,7 @@ from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.engine.spool import Spool
 from cortex_tui.integrations.turns import turn_entry
 from cortex_tui.models import MemoryDraft
+from cortex_tui.server.background import NICENESS
 from tests.server.conftest import service_env, start_service, stop_service
 
 log = logging.getLogger("test.under_load")
@@ -139,8 +140,23 @@ def test_eight_sessions_at_once_get_context_every_turn_and_lose_nothing(tmp_path
         assert set(stored_per_fact(home, words).values()) == {1}
         hook_log = (home / "logs" / "hooks.log").read_text()
         assert "failed" not in hook_log
+        if sys.platform.startswith("linux"):
+            # The capture prepared its batches on a thread below the agents' priority.
+            state = service_link.status(home)
+            assert state is not None
+            niceness = thread_niceness(state["pid"])
+            assert niceness[state["pid"]] + NICENESS in niceness.values()
     finally:
         stop_service(home, service)
+
+
+def thread_niceness(pid: int) -> dict[int, int]:
+    """Each thread of process `pid` and its nice value (Linux's /proc)."""
+    values = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        fields = stat.read_text().rpartition(")")[2].split()
+        values[int(stat.parent.name)] = int(fields[16])  # field 19: nice
+    return values
 
 
 def test_a_service_killed_mid_capture_stores_every_acknowledged_turn_once(
