@@ -53,7 +53,7 @@ def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
         limit=service.settings.limits.request_bytes,
         unlimited=(IMPORT.route.path,),
         unlimited_to=IMPORT_BODY_LIMIT,
-        cleaning=(service_link.PRE_HOOK_ROUTE,),
+        cleaning=(service_link.PRE_HOOK_ROUTE, service_link.POST_HOOK_ROUTE),
     )
 
     @app.middleware("http")

@@ -182,3 +182,21 @@ def test_a_post_hook_spools_its_turn_itself_when_the_service_does_not(
     assert [entry["text"] for entry in pending] == [
         "Assistant: The nightly backup runs at 02:00 UTC."
     ]
+
+
+def test_a_lone_surrogate_escape_in_a_post_hook_event_is_cleaned_not_refused(
+    service_home: Path, remote: RemoteEngine
+) -> None:
+    event = json.dumps(
+        {
+            "hook_event_name": "Stop",
+            "session_id": "s-4",
+            "last_assistant_message": "The render cache \ud800 is flushed every 5 minutes.",
+        }
+    )
+    assert "\\ud800" in event
+    hook = run(service_home, "--hook", "post", stdin=event)
+    assert hook.returncode == 0 and hook.stdout == ""
+    cache = RecallRequest(query="render cache")
+    wait_for(lambda: "flushed every 5 minutes" in remote.recall(cache).context)
+    assert "did not spool" not in (service_home / "logs" / "hooks.log").read_text()
