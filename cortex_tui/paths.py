@@ -17,7 +17,7 @@ def default_home() -> Path:
 
 
 def home_dir() -> str:
-    """`default_home` as a string, for the hooks (importing `pathlib` costs one ~4 ms)."""
+    """`default_home` as a string, for the hooks (importing `pathlib` costs a hook ~4 ms)."""
     explicit = os.environ.get("CORTEX_HOME")
     if explicit:
         return os.path.expanduser(explicit)
