@@ -2,8 +2,8 @@
 for, and whether capture keeps up.
 
 Each session is a Claude Code session as the hooks see it: per turn, the exchange is
-appended to its transcript, the Stop hook runs (`--hook post`: spool the turn, nudge the
-service), then the next prompt's UserPromptSubmit hook (`--hook pre`) with an ordinary
+appended to its transcript, the Stop hook runs (`--hook post`: the service spools the
+turn), then the next prompt's UserPromptSubmit hook (`--hook pre`) with an ordinary
 question, back to back, every hook a fresh process. Each exchange states one fact named
 by a word no other holds, so afterwards each can be looked for: recalled by a question
 about it, and stored exactly once.

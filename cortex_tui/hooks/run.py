@@ -160,14 +160,8 @@ def _spooled_by_service(event: bytes, home: StrPath, deadline: float, log: Log) 
     version), the hook spools it itself. Spooling twice is harmless: a turn's key is
     its session and text, and the spool keeps one entry per key."""
     try:
-        status, _ = service_link.call_raw(
-            home,
-            "POST",
-            service_link.POST_HOOK_ROUTE,
-            event,
-            timeout=max(0.05, (deadline - time.monotonic()) / 2),
-            content_type="application/octet-stream",
-        )
+        half = (deadline - time.monotonic()) / 2
+        status, _ = _send(event, service_link.POST_HOOK_ROUTE, home, half)
     except service_link.ServiceUnavailable:
         return False
     if status >= 400:
@@ -186,14 +180,7 @@ def _pre_via_service(
     route = service_link.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
     for attempt in (1, 2):
         try:
-            status, answer = service_link.call_raw(
-                home,
-                "POST",
-                route,
-                event,
-                timeout=max(0.05, deadline - time.monotonic()),
-                content_type="application/octet-stream",
-            )
+            status, answer = _send(event, route, home, deadline - time.monotonic())
         except service_link.ServiceUnavailable:
             if attempt == 2 or not _started(home, deadline, log):
                 return ""
@@ -209,6 +196,18 @@ def _pre_via_service(
             raise service_link.answer_error(status, answer)
         return answer.decode("utf-8", errors="replace")
     return ""
+
+
+def _send(event: bytes, route: str, home: StrPath, seconds: float) -> tuple[int, bytes]:
+    """The agent's event to one of the service's hook routes, as it came."""
+    return service_link.call_raw(
+        home,
+        "POST",
+        route,
+        event,
+        timeout=max(0.05, seconds),
+        content_type="application/octet-stream",
+    )
 
 
 def _started(home: StrPath, deadline: float, log: Log) -> bool:

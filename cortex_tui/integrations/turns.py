@@ -3,17 +3,18 @@
 Before a turn: decide whether the event gets context and what to recall for it. After a
 turn: put the new part of the conversation in the durable spool, then capture spooled
 turns. A memory that could not be remembered while the store was down waits in the same
-spool and is stored by the same drain. Standard library only at import time, and only
-what a pre hook needs: the hook process imports this every turn (the spool is imported
-where a turn is spooled).
+spool and is stored by the same drain. Standard library only at import time: a hook
+process spools a turn itself when the service does not answer.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
 
+from cortex_tui.engine.spool import Offsets, Spool, turn_key
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.integrations.events import HookEvent, message_text
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from cortex_tui.engine.capture import CaptureProgress, CaptureReport
     from cortex_tui.engine.capture_batch import Hold
     from cortex_tui.engine.local import LocalEngine
-    from cortex_tui.engine.spool import Spool, TurnProgress
+    from cortex_tui.engine.spool import TurnProgress
     from cortex_tui.log_protocol import Log
 
     CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
@@ -102,8 +103,6 @@ def spool_turn(event: HookEvent, home: Path, log: Log) -> Spool | None:
     transcript offset; None when the event is not one to capture."""
     if event.caller == "claude" and (event.stop_hook_active or event.agent_id):
         return None
-    from cortex_tui.engine.spool import Offsets, Spool
-
     spool = Spool(home / "spool", log)
     session = safe_name(event.session_id)
     text, new_offset = _turn_text(event, home, session, log)
@@ -124,8 +123,6 @@ def turn_entry(
     """A conversation turn as the spool holds it, keyed by session and text (the same
     turn spooled twice is one entry); `source` names where it was read, when not a hook
     (file sync's transcripts)."""
-    from cortex_tui.engine.spool import turn_key
-
     entry: dict[str, Any] = {
         "key": turn_key(session_id, text),
         "text": text,
@@ -185,8 +182,7 @@ def drain_spool(
     pending = spool.pending()
     position = 0
     while position < len(pending):
-        run = _turn_run(pending, position) if capture_turns is not None else []
-        if run and capture_turns is not None:
+        if capture_turns is not None and (run := _turn_run(pending, position)):
             progresses = [spool.progress(item["key"]) for item in run]
             for settled in capture_turns(run, progresses):
                 keys = [run[i]["key"] for i, outcome in settled if settle(run[i], outcome)]
@@ -295,10 +291,6 @@ def spool_draft(draft: dict[str, Any], home: Path, log: Log) -> str:
     key is the whole draft, the time it was said included, so a replay of the spool
     never stores it twice."""
     canonical = json.dumps(draft, sort_keys=True, ensure_ascii=False)
-    import hashlib
-
-    from cortex_tui.engine.spool import Spool
-
     key = "draft-" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
     if Spool(home / "spool", log).append({"key": key, "draft": draft, "at": time.time()}):
         log.info("spooled a draft to remember (%s)", key[6:14])
@@ -313,7 +305,6 @@ def _turn_text(event: HookEvent, home: Path, session: str, log: Log) -> tuple[st
         return _last_openclaw_turn(event), None
     if event.transcript_path:
         from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
-        from cortex_tui.engine.spool import Offsets
 
         offsets = Offsets(home / "spool" / "offsets")
         try:

@@ -111,7 +111,8 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         output, read = await run_in_threadpool(
             _pre_hook_output, service, await request.body(), text_format
         )
-        after.add_task(service.touch, read)
+        if read:
+            after.add_task(service.touch, read)
         return PlainTextResponse(output)
 
     @app.post(service_link.POST_HOOK_ROUTE)

@@ -180,9 +180,8 @@ class Service:
 
     def spool_event(self, body: bytes) -> None:
         """Spool the new turn of the conversation a post hook's event names, as the
-        hook process would, and have it captured."""
-        spool = spool_turn(parse_event(decode_bytes(body)), self.home, log)
-        if spool is not None and spool.pending():
+        hook process would, and have it captured (the drain finds what is pending)."""
+        if spool_turn(parse_event(decode_bytes(body)), self.home, log) is not None:
             self.request_drain()
 
     def request_drain(self) -> None:
