@@ -15,7 +15,7 @@ import random
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import bench_hooks
 from cortex_tui.bench.mcp_calls import bench_mcp
 from cortex_tui.bench.timing import Timing, time_query_embedding
+from cortex_tui.bench.views import bench_views
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig, load_settings
 from cortex_tui.embed.base import Embedder
@@ -62,6 +63,7 @@ class BenchOptions:
     load_sessions: int = LOAD_SESSIONS
     load_turns: int = LOAD_TURNS
     load_think_ms: int = 0
+    views: list[int] = field(default_factory=list)
 
 
 def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
@@ -115,6 +117,9 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
 
         report["sync"] = bench_sync(settings.embedder.kind, options.sync_lines, options.sync_saves)
         say(f"file sync through the service: {report['sync']}")
+    if options.views:
+        report["views"] = bench_views(settings.embedder.kind, options.views)
+        say(f"TUI overview panes, key to drawn: {report['views']}")
     return report
 
 

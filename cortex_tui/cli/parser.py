@@ -232,6 +232,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     )
     p.add_argument("--load-turns", type=int, default=25, help="turns each of those sessions takes")
     p.add_argument(
+        "--views",
+        type=csv_list,
+        default=["10000", "100000"],
+        help="store sizes to time the TUI's Map, Words, Days and Health panes on ('': skip)",
+    )
+    p.add_argument(
         "--load-think-ms",
         type=int,
         default=0,

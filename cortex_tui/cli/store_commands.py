@@ -194,8 +194,11 @@ def cmd_bench(ctx: CommandContext) -> int:
     a = ctx.args
     try:
         sizes = [int(s) for s in a.sizes]
+        views = [int(s) for s in a.views]
     except ValueError:
-        raise InvalidInputError("--sizes takes whole numbers, e.g. --sizes 1000,10000") from None
+        raise InvalidInputError(
+            "--sizes and --views take whole numbers, e.g. --sizes 1000,10000"
+        ) from None
     if min(a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns, a.load_think_ms) < 0:
         raise InvalidInputError(
             "--sync-lines, --sync-saves, --load-sessions, --load-turns and --load-think-ms "
@@ -214,6 +217,7 @@ def cmd_bench(ctx: CommandContext) -> int:
         load_sessions=a.load_sessions if a.load_turns else 0,
         load_turns=a.load_turns,
         load_think_ms=a.load_think_ms,
+        views=views,
     )
     report = run_bench(options, progress=None if ctx.json else print)
     ctx.emit(report, "")

@@ -42,7 +42,7 @@ class Check(BaseModel):
 def checkup(store: Store, settings: Settings, now: datetime) -> list[Check]:
     return [
         _store(store),
-        _spool(settings.home / "spool", now),
+        spool_check(settings.home / "spool", spool_state(settings.home / "spool", now)),
         _permissions(settings.home),
         _backup(settings.backups_path, now),
     ]
@@ -65,15 +65,26 @@ def _store(store: Store) -> Check:
     return Check(name="store data", ok=True, found=f"every point readable: {found}")
 
 
-def _spool(folder: Path, now: datetime) -> Check:
+class SpoolState(BaseModel):
+    pending: int
+    oldest: timedelta | None
+    """How long the oldest waiting capture has waited."""
+    quarantined: int
+
+
+def spool_state(folder: Path, now: datetime) -> SpoolState:
     spool = Spool(folder, log)
     pending = spool.pending() if folder.is_dir() else []
-    quarantined = spool.quarantined()
     stamps = [float(e["at"]) for e in pending if isinstance(e.get("at"), int | float)]
     oldest = timedelta(seconds=max(0.0, now.timestamp() - min(stamps))) if stamps else None
-    found = f"{len(pending)} captures waiting, {quarantined} lines quarantined"
+    return SpoolState(pending=len(pending), oldest=oldest, quarantined=spool.quarantined())
+
+
+def spool_check(folder: Path, state: SpoolState) -> Check:
+    oldest, quarantined = state.oldest, state.quarantined
+    found = f"{state.pending} captures waiting, {quarantined} lines quarantined"
     if oldest is not None:
-        found += f", the oldest waiting {_age(oldest)}"
+        found += f", the oldest waiting {age_text(oldest)}"
     if oldest is not None and oldest > STUCK_SPOOL:
         fix = (
             "nothing is capturing them: `cortex-tui serve --status`, and see "
@@ -122,14 +133,15 @@ def _backup(folder: Path, now: datetime) -> Check:
     seconds = time.perf_counter() - started
     age = now - info.created_at
     summary = (
-        f"newest {newest.name}: {points} points, all readable ({seconds:.1f} s), {_age(age)} old"
+        f"newest {newest.name}: {points} points, all readable ({seconds:.1f} s), "
+        f"{age_text(age)} old"
     )
     if age > STALE_BACKUP:
         return Check(name="backup", ok=False, found=summary, fix="`cortex-tui backup`")
     return Check(name="backup", ok=True, found=summary)
 
 
-def _age(delta: timedelta) -> str:
+def age_text(delta: timedelta) -> str:
     seconds = delta.total_seconds()
     if seconds < 120:
         return f"{seconds:.0f} s"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,11 @@ from cortex_tui.engine.checkup import checkup
 from cortex_tui.engine.judging import write_judge
 from cortex_tui.engine.limits import check_content, check_query, check_turn
 from cortex_tui.engine.neighbours import NeighbourIndex
+from cortex_tui.engine.overview import Overview
+from cortex_tui.engine.requests import MAX_DAYS
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
+from cortex_tui.engine.vitals import vitals
 from cortex_tui.engine.write_path import WritePath
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
@@ -61,6 +64,7 @@ from cortex_tui.models import (
     WriteResult,
     new_id,
 )
+from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Store, Vector
@@ -69,7 +73,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TTL_HOURS = 720.0
 WRITE_BATCH = 256
-MAX_ACTIVITY_DAYS = 3660
 MAX_SPEAKERS = 256
 """Speakers a query can name, the most frequent first: people in conversations, a few
 roles in agent sessions; past this many, the rarest go unrecognised."""
@@ -106,6 +109,7 @@ class LocalEngine:
         self.graph = GraphService(
             store, embedder, settings.graph, clock, on_change=self._drop_graph_index
         )
+        self._overview = Overview(store, embedder, clock)
         self.between_batches: Callable[[], None] = lambda: None
         """Called between the batches of a long write (an import): the service lets a
         waiting reader in there, so no request holds its engine for a whole import."""
@@ -208,9 +212,39 @@ class LocalEngine:
         return store_stats(self.store)
 
     def activity(self, days: int = 30) -> dict[str, int]:
-        if not 1 <= days <= MAX_ACTIVITY_DAYS:
-            raise InvalidInputError(f"days must be between 1 and {MAX_ACTIVITY_DAYS}, got {days}")
+        if not 1 <= days <= MAX_DAYS:
+            raise InvalidInputError(f"days must be between 1 and {MAX_DAYS}, got {days}")
         return activity(self.store, self.clock(), days)
+
+    def memory_map(
+        self,
+        *,
+        superseded: bool = False,
+        query: str | None = None,
+        top_k: int = 10,
+        refit: bool = False,
+    ) -> MemoryMap:
+        if query is not None:
+            check_query(query, self.settings.limits)
+        return self._overview.memory_map(
+            self.recall, superseded=superseded, query=query, top_k=top_k, refit=refit
+        )
+
+    def word_cloud(
+        self, *, project: str | None = None, type: MemoryType | None = None, limit: int = 60
+    ) -> WordCloud:
+        return self._overview.word_cloud(project=project, type=type, limit=limit)
+
+    def timeline(self, days: int = 90) -> Timeline:
+        if not 1 <= days <= MAX_DAYS:
+            raise InvalidInputError(f"days must be between 1 and {MAX_DAYS}, got {days}")
+        return self._overview.timeline(days)
+
+    def day(self, day: date, limit: int = 200) -> DayMemories:
+        return self._overview.day(day, limit)
+
+    def vitals(self) -> Vitals:
+        return vitals(self.settings, self.store, self.embedder.name, datetime.now(UTC))
 
     def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
         """Consolidation and auto-resolution rewrite many memories at once, with only the

@@ -28,6 +28,7 @@ from cortex_tui.engine.requests import (
     AliasRequest,
     BackupRequest,
     CaptureRequest,
+    DayRequest,
     EntityListRequest,
     EntityMergeRequest,
     EntityRef,
@@ -39,6 +40,7 @@ from cortex_tui.engine.requests import (
     ImportRequest,
     LifecycleRequest,
     ListRequest,
+    MapRequest,
     MemoryRef,
     MergeRequest,
     NeighbourhoodRequest,
@@ -48,8 +50,10 @@ from cortex_tui.engine.requests import (
     RenameRequest,
     ResolvedId,
     ResolveRequest,
+    TimelineRequest,
     UndoRequest,
     UpdateRequest,
+    WordsRequest,
 )
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
 from cortex_tui.lifecycle.report import LifecycleReport
@@ -64,6 +68,7 @@ from cortex_tui.models import (
     Stats,
     WriteResult,
 )
+from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry
 
@@ -149,6 +154,52 @@ ACTIVITY = Operation(
     "Memories created per day over the last `days` days (ISO date to count).",
     _get("/v1/activity"),
     lambda engine, r: engine.activity(r.days),
+)
+MEMORY_MAP = Operation(
+    "memory_map",
+    MapRequest,
+    MemoryMap,
+    "The store's memories on the two principal axes of their vectors (a fixed sample above "
+    "20,000), clustered and labelled by distinctive terms; with `query`, where it and its "
+    "top results lie.",
+    _get("/v1/overview/map"),
+    lambda engine, r: engine.memory_map(
+        superseded=r.superseded, query=r.query, top_k=r.top_k, refit=r.refit
+    ),
+)
+WORD_CLOUD = Operation(
+    "word_cloud",
+    WordsRequest,
+    WordCloud,
+    "The most frequent terms of current memories (of one project, one type), entities and "
+    "tags counted as whole phrases.",
+    _get("/v1/overview/words"),
+    lambda engine, r: engine.word_cloud(project=r.project, type=r.type, limit=r.limit),
+)
+TIMELINE = Operation(
+    "timeline",
+    TimelineRequest,
+    Timeline,
+    "Memories created, superseded and captured per day over the last `days` days.",
+    _get("/v1/overview/timeline"),
+    lambda engine, r: engine.timeline(r.days),
+)
+DAY = Operation(
+    "day",
+    DayRequest,
+    DayMemories,
+    "The memories created, and the versions superseded, on one day.",
+    _get("/v1/overview/day"),
+    lambda engine, r: engine.day(r.day, r.limit),
+)
+VITALS = Operation(
+    "vitals",
+    NoArguments,
+    Vitals,
+    "Store size, spool depth and age, last capture, the hooks' last day (runs, p50, p95, "
+    "failures), embedder and LLM, and each concern with the action that fixes it.",
+    _get("/v1/overview/vitals"),
+    lambda engine, _: engine.vitals(),
 )
 RECALL = Operation(
     "recall",
@@ -422,6 +473,11 @@ OPERATIONS: tuple[Operation[Any, Any], ...] = (
     HEALTH,
     STATS,
     ACTIVITY,
+    MEMORY_MAP,
+    WORD_CLOUD,
+    TIMELINE,
+    DAY,
+    VITALS,
     RECALL,
     EXPLAIN,
     GET,

@@ -8,7 +8,7 @@ surface that types against this protocol works unchanged against either.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from cortex_tui.config import RecallWeights
@@ -31,6 +31,7 @@ from cortex_tui.models import (
     Stats,
     WriteResult,
 )
+from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
 
@@ -145,6 +146,37 @@ class Engine(Protocol):
 
     def activity(self, days: int = 30) -> dict[str, int]:
         """Memories created per day (ISO date -> count) over the last `days` days."""
+        ...
+
+    def memory_map(
+        self,
+        *,
+        superseded: bool = False,
+        query: str | None = None,
+        top_k: int = 10,
+        refit: bool = False,
+    ) -> MemoryMap:
+        """The store's vectors on their two principal axes (a fixed sample above 20,000),
+        clustered and labelled; with `query`, where it and its top results lie."""
+        ...
+
+    def word_cloud(
+        self, *, project: str | None = None, type: MemoryType | None = None, limit: int = 60
+    ) -> WordCloud:
+        """The most frequent terms of current memories; entities and tags as phrases."""
+        ...
+
+    def timeline(self, days: int = 90) -> Timeline:
+        """Created, superseded and captured per day over the last `days` days."""
+        ...
+
+    def day(self, day: date, limit: int = 200) -> DayMemories:
+        """The memories created, and the versions superseded, on one day."""
+        ...
+
+    def vitals(self) -> Vitals:
+        """Store size, spool, last capture, the hooks' last day, embedder and LLM, and
+        each concern with its fix: cheap enough to ask every few seconds."""
         ...
 
     def export(self) -> Iterator[str]: ...

@@ -8,7 +8,7 @@ the same message; a service that is gone becomes a `StoreError` naming the fix.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +27,7 @@ from cortex_tui.engine.requests import (
     AliasRequest,
     BackupRequest,
     CaptureRequest,
+    DayRequest,
     EntityListRequest,
     EntityMergeRequest,
     EntityRef,
@@ -38,6 +39,7 @@ from cortex_tui.engine.requests import (
     ImportRequest,
     LifecycleRequest,
     ListRequest,
+    MapRequest,
     MemoryRef,
     MergeRequest,
     NeighbourhoodRequest,
@@ -45,8 +47,10 @@ from cortex_tui.engine.requests import (
     ProfileRequest,
     RenameRequest,
     ResolveRequest,
+    TimelineRequest,
     UndoRequest,
     UpdateRequest,
+    WordsRequest,
 )
 from cortex_tui.engine.service_link import socket_path
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
@@ -65,6 +69,7 @@ from cortex_tui.models import (
     Stats,
     WriteResult,
 )
+from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
 
@@ -158,6 +163,31 @@ class RemoteEngine:
 
     def activity(self, days: int = 30) -> dict[str, int]:
         return self.invoke(ops.ACTIVITY, ActivityRequest(days=days))
+
+    def memory_map(
+        self,
+        *,
+        superseded: bool = False,
+        query: str | None = None,
+        top_k: int = 10,
+        refit: bool = False,
+    ) -> MemoryMap:
+        arguments = MapRequest(superseded=superseded, query=query, top_k=top_k, refit=refit)
+        return self.invoke(ops.MEMORY_MAP, arguments)
+
+    def word_cloud(
+        self, *, project: str | None = None, type: MemoryType | None = None, limit: int = 60
+    ) -> WordCloud:
+        return self.invoke(ops.WORD_CLOUD, WordsRequest(project=project, type=type, limit=limit))
+
+    def timeline(self, days: int = 90) -> Timeline:
+        return self.invoke(ops.TIMELINE, TimelineRequest(days=days))
+
+    def day(self, day: date, limit: int = 200) -> DayMemories:
+        return self.invoke(ops.DAY, DayRequest(day=day, limit=limit))
+
+    def vitals(self) -> Vitals:
+        return self.invoke(ops.VITALS, NoArguments())
 
     def health(self, *, deep: bool = False) -> dict[str, Any]:
         return self.invoke(ops.HEALTH, HealthRequest(deep=deep))

@@ -8,12 +8,17 @@ model cannot drift apart.
 
 from __future__ import annotations
 
+from datetime import date
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from cortex_tui.config import RecallWeights
 from cortex_tui.models import EntityType, MemoryType, Scope
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
+
+MAX_DAYS = 3660
+"""The longest span a timeline covers: ten years."""
 
 
 class Arguments(BaseModel):
@@ -26,6 +31,30 @@ class NoArguments(Arguments):
 
 class ActivityRequest(Arguments):
     days: int = Field(default=30, description="how many days back from today")
+
+
+class MapRequest(Arguments):
+    superseded: bool = Field(default=False, description="draw replaced versions too")
+    query: str | None = Field(
+        default=None, min_length=1, description="place this query and its top results"
+    )
+    top_k: int = Field(default=10, ge=1, le=100, description="how many results to place")
+    refit: bool = Field(default=False, description="fit the axes again on today's store")
+
+
+class WordsRequest(Arguments):
+    project: str | None = Field(default=None, description="only this project's memories")
+    type: MemoryType | None = Field(default=None, description="only memories of this type")
+    limit: int = Field(default=60, ge=1, le=500)
+
+
+class TimelineRequest(Arguments):
+    days: int = Field(default=90, description=f"how many days back from today (1 to {MAX_DAYS})")
+
+
+class DayRequest(Arguments):
+    day: date = Field(description="an ISO date, in the engine's time zone")
+    limit: int = Field(default=200, ge=1, le=1000)
 
 
 class ExplainRequest(Arguments):

@@ -239,9 +239,15 @@ class QdrantStore(ABC, Generic[C]):
 
     @abstractmethod
     def _scroll(
-        self, coll: Collection, cond: C | None, limit: int, offset: str | None
+        self,
+        coll: Collection,
+        cond: C | None,
+        limit: int,
+        offset: str | None,
+        fields: Sequence[str] | None = None,
     ) -> tuple[list[Payload], str | None]:
-        """A page in id order and the id the next page starts at."""
+        """A page in id order (all fields, or only `fields`) and the id the next page
+        starts at."""
 
     @abstractmethod
     def _scroll_points(
@@ -255,7 +261,7 @@ class QdrantStore(ABC, Generic[C]):
         self, coll: Collection, key: str, limit: int, cond: C | None = None
     ) -> list[Payload]:
         """The `limit` points (among those `cond` lets through) with the largest integer
-        `key`, largest first."""
+        or datetime `key`, largest first."""
 
     @abstractmethod
     def _count(self, coll: Collection, cond: C | None) -> int: ...
@@ -500,8 +506,25 @@ class QdrantStore(ABC, Generic[C]):
             if offset is None:
                 return
 
+    def scan_memories(
+        self, flt: MemoryFilter, fields: Sequence[str], batch: int = 1024
+    ) -> Iterator[Payload]:
+        """Only `fields` of every memory `flt` lets through, as stored (enums as values,
+        times as RFC3339 text): a whole-store view reads 100,000 memories this way in a
+        fraction of what parsing them into `Memory` models costs."""
+        cond, offset = self._cond(flt), None
+        while True:
+            page, offset = self._scroll(Collection.MEMORIES, cond, batch, offset, fields)
+            yield from page
+            if offset is None:
+                return
+
     def count_memories(self, flt: MemoryFilter) -> int:
         return self._count(Collection.MEMORIES, self._cond(flt))
+
+    def newest_memory(self, flt: MemoryFilter) -> Memory | None:
+        found = self._latest(Collection.MEMORIES, "created_at", 1, self._cond(flt))
+        return from_payload(Memory, found[0]) if found else None
 
     def facet_memories(self, key: str, flt: MemoryFilter, limit: int = 100) -> dict[str, int]:
         if key not in MEMORY_KEYWORD_FIELDS:

@@ -8,7 +8,7 @@ a filtered query must never be top-k first and filtered after.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -50,12 +50,16 @@ class MemoryFilter(BaseModel):
     - `ids`: restrict to these ids (used by the graph channel and "why not?").
     - `session_id`, `conflict_group_id`: exact match.
     - `speakers`: the memory was said by one of these (exact match).
+    - `sources`: its `source` is one of these (exact match; see `source_prefix`).
     - `before_turn`: the memory's `turn` is set and lower than this.
     - `source_prefix`: `source` starts with it (e.g. `index:docs/` for every chunk the
       markdown indexer stored from that folder); case-sensitive, as paths are.
     - `text`: case-insensitive match of every word in content (full-text index).
     - `has_predecessor`: only versions that supersede an older one (`supersedes_id`
       set), e.g. the heads of the version chains that changed.
+    - `created_from` / `created_until`: created at or after / before (a day's memories);
+      `ended_from` / `ended_until`: the same on `valid_to`, when a newer version took
+      over (only versions that ended have one: use it with `current_only=False`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -74,10 +78,15 @@ class MemoryFilter(BaseModel):
     session_id: str | None = None
     conflict_group_id: str | None = None
     speakers: list[str] | None = None
+    sources: list[str] | None = None
     before_turn: int | None = None
     source_prefix: str | None = None
     text: str | None = None
     has_predecessor: bool = False
+    created_from: UtcDatetime | None = None
+    created_until: UtcDatetime | None = None
+    ended_from: UtcDatetime | None = None
+    ended_until: UtcDatetime | None = None
 
 
 class StoreMeta(BaseModel):
@@ -248,7 +257,18 @@ class Store(Protocol):
 
     def iter_memories(self, flt: MemoryFilter, batch: int = 256) -> Iterator[Memory]: ...
 
+    def scan_memories(
+        self, flt: MemoryFilter, fields: Sequence[str], batch: int = 1024
+    ) -> Iterator[Mapping[str, Any]]:
+        """Only `fields` of each memory, as stored (enums as values, times as RFC3339
+        text): for views of the whole store, where parsing models costs the most."""
+        ...
+
     def count_memories(self, flt: MemoryFilter) -> int: ...
+
+    def newest_memory(self, flt: MemoryFilter) -> Memory | None:
+        """The most recently created memory `flt` lets through."""
+        ...
 
     def facet_memories(self, key: str, flt: MemoryFilter, limit: int = 100) -> dict[str, int]:
         """Counts per value of a keyword field (type, scope, project, tags, status...)."""

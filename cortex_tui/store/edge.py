@@ -100,9 +100,15 @@ class EdgeConditions:
         return qe.HasIdCondition(set(ids))
 
     def datetime_range(
-        self, key: str, *, gt: str | None = None, lte: str | None = None
+        self,
+        key: str,
+        *,
+        gt: str | None = None,
+        gte: str | None = None,
+        lt: str | None = None,
+        lte: str | None = None,
     ) -> EdgeCondition:
-        return qe.FieldCondition(key, range=qe.RangeDateTime(gt=gt, lte=lte))
+        return qe.FieldCondition(key, range=qe.RangeDateTime(gt=gt, gte=gte, lt=lt, lte=lte))
 
     def below(self, key: str, value: int) -> EdgeCondition:
         return qe.FieldCondition(key, range=qe.RangeFloat(lt=value))
@@ -345,10 +351,20 @@ class EdgeStore(QdrantStore[EdgeCondition]):
 
     @_reads
     def _scroll(
-        self, coll: Collection, cond: EdgeCondition | None, limit: int, offset: str | None
+        self,
+        coll: Collection,
+        cond: EdgeCondition | None,
+        limit: int,
+        offset: str | None,
+        fields: Sequence[str] | None = None,
     ) -> tuple[list[Payload], str | None]:
+        with_payload: bool | list[str] = list(fields) if fields else True
         request = qe.ScrollRequest(
-            offset=offset, limit=limit, filter=_filter(cond), with_payload=True, with_vector=False
+            offset=offset,
+            limit=limit,
+            filter=_filter(cond),
+            with_payload=with_payload,
+            with_vector=False,
         )
         records, following = self._shards[coll].scroll(request)
         page: list[Payload] = [r.payload for r in records if r.payload is not None]

@@ -69,7 +69,15 @@ class ConditionBuilder(Protocol, Generic[C]):
 
     def has_id(self, ids: Sequence[str]) -> C: ...
 
-    def datetime_range(self, key: str, *, gt: str | None = None, lte: str | None = None) -> C: ...
+    def datetime_range(
+        self,
+        key: str,
+        *,
+        gt: str | None = None,
+        gte: str | None = None,
+        lt: str | None = None,
+        lte: str | None = None,
+    ) -> C: ...
 
     def below(self, key: str, value: int) -> C:
         """The integer field `key` is less than `value`."""
@@ -114,6 +122,7 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
         ("conflict_status", flt.conflict_statuses),
         ("tags", flt.tags),
         ("speaker", flt.speakers),
+        ("source", flt.sources),
     ):
         if values is not None:
             must.append(build.match_any(key, [str(value) for value in values]))
@@ -131,6 +140,18 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
             must.append(build.match_value(key, value))
     if flt.before_turn is not None:
         must.append(build.below("turn", flt.before_turn))
+    for key, start, end in (
+        ("created_at", flt.created_from, flt.created_until),
+        ("valid_to", flt.ended_from, flt.ended_until),
+    ):
+        if start is not None or end is not None:
+            must.append(
+                build.datetime_range(
+                    key,
+                    gte=_rfc3339(start) if start is not None else None,
+                    lt=_rfc3339(end) if end is not None else None,
+                )
+            )
     if flt.source_prefix:  # "" is a prefix of every source: no condition
         must.append(build.match_prefix("source", flt.source_prefix))
     if flt.has_predecessor:

@@ -84,9 +84,15 @@ class ClientConditions:
         return qm.HasIdCondition(has_id=list(ids))
 
     def datetime_range(
-        self, key: str, *, gt: str | None = None, lte: str | None = None
+        self,
+        key: str,
+        *,
+        gt: str | None = None,
+        gte: str | None = None,
+        lt: str | None = None,
+        lte: str | None = None,
     ) -> qm.Condition:
-        return qm.FieldCondition(key=key, range=qm.DatetimeRange(gt=gt, lte=lte))
+        return qm.FieldCondition(key=key, range=qm.DatetimeRange(gt=gt, gte=gte, lt=lt, lte=lte))
 
     def below(self, key: str, value: int) -> qm.Condition:
         return qm.FieldCondition(key=key, range=qm.Range(lt=value))
@@ -245,10 +251,19 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         return [Hit(p.payload or {}, p.score) for p in response.points]
 
     def _scroll(
-        self, coll: Collection, cond: qm.Condition | None, limit: int, offset: str | None
+        self,
+        coll: Collection,
+        cond: qm.Condition | None,
+        limit: int,
+        offset: str | None,
+        fields: Sequence[str] | None = None,
     ) -> tuple[list[Payload], str | None]:
         records, following = self._client.scroll(
-            self._name(coll), scroll_filter=_filter(cond), limit=limit, offset=offset
+            self._name(coll),
+            scroll_filter=_filter(cond),
+            limit=limit,
+            offset=offset,
+            with_payload=list(fields) if fields else True,
         )
         page: list[Payload] = [r.payload for r in records if r.payload is not None]
         return page, None if following is None else str(following)

@@ -1,10 +1,10 @@
 """`CortexApp`: one tab per pane over an `Engine`, with palette, help, themes and keymap.
 
 The app knows panes only through `registry.PANES` and the `Pane` contract; it routes the
-cross-pane messages (`OpenHistory`, `ExplainMemory`, `StoreChanged`) and owns what is
-app-wide: themes (files from `themes/`, the choice remembered in config.toml), the
-keymap from `[tui.keymap]`, the command palette and the `?` help screen. It receives an
-`Engine` and never assumes which implementation it is.
+cross-pane messages (`OpenHistory`, `ExplainMemory`, `AskRecall`, `StoreChanged`) and
+owns what is app-wide: themes (files from `themes/`, the choice remembered in
+config.toml), the keymap from `[tui.keymap]`, the command palette and the `?` help
+screen. It receives an `Engine` and never assumes which implementation it is.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from cortex_tui.tui.help import (
     effective_keys,
     help_content,
 )
-from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
+from cortex_tui.tui.panes.base import AskRecall, ExplainMemory, OpenHistory, Pane, StoreChanged
 from cortex_tui.tui.preferences import load_preferences, remember_theme
 from cortex_tui.tui.registry import PANES
 from cortex_tui.tui.themes import load_themes, theme_dirs
@@ -49,6 +49,13 @@ class ExplainsMemories(Protocol):
     """A pane that answers "why not?" for a memory id (the Recall pane)."""
 
     def why_not(self, memory_id: str) -> None: ...
+
+
+@runtime_checkable
+class AsksRecall(Protocol):
+    """A pane that ranks a query given to it (the Recall pane)."""
+
+    def ask(self, query: str) -> None: ...
 
 
 def _tab_id(pane_id: str) -> str:
@@ -210,6 +217,14 @@ class CortexApp(App[None]):
             return
         self.action_show_pane("recall")
         pane.why_not(message.memory_id)
+
+    def on_ask_recall(self, message: AskRecall) -> None:
+        pane = self.pane("recall")
+        if not isinstance(pane, AsksRecall):
+            self.notify("the Recall pane is not available", severity="warning")
+            return
+        self.action_show_pane("recall")
+        pane.ask(message.query)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         """The visible pane reloads now; the others reload when they are shown."""

@@ -7,7 +7,11 @@
   first frame (`DemoApp`), so this first query may wait for the rest of both;
 - recall refresh: enter in the Recall pane's query box until the results table and the
   breakdown are rebuilt with the new ranking, through the worker, plus one frame for the
-  paint, on a 10k-memory store (budget: 150 ms). The store is synthetic: texts from the
+  paint, on a 10k-memory store (budget: 150 ms);
+- overview views (`views SIZE...`, run by `cortex-tui bench --views`): the key that
+  shows the Map, Words, Days or Health pane until its data is drawn, the first time
+  (computed) and after (kept by the engine), on stores of those sizes (budget: 300 ms
+  at 10k, 2 s at 100k). The store is synthetic: texts from the
   engine benchmark's corpus, vectors from the real model's embeddings of a sample plus
   noise, like `cortex_tui.bench`.
 """
@@ -239,7 +243,68 @@ def recall_refresh(size: int = 10_000) -> dict[str, float]:
     }
 
 
+VIEWS = ("map", "words", "timeline", "health")
+VIEW_RUNS = 3
+
+
+async def _view_times(engine: LocalEngine) -> dict[str, dict[str, float]]:
+    """Per overview pane: from the key that shows it to its data drawn, plus a frame.
+    The first showing computes (the engine's answer is not kept yet); the ones after
+    find the answer kept, as a person coming back to the pane does."""
+    from cortex_tui.tui.app import CortexApp
+    from cortex_tui.tui.scenes import settle
+
+    app = CortexApp(engine, stable=True)
+    app.animation_level = "none"  # the tab underline's slide is not the pane's work
+    found: dict[str, dict[str, float]] = {}
+    async with app.run_test(size=PAINT_SIZE) as pilot:
+        await settle(pilot)
+        for pane_id in VIEWS:
+            pane = app.pane(pane_id)
+            assert pane is not None
+            shown = pane.show  # type: ignore[attr-defined]
+            done: list[float] = []
+
+            def timed(view: Any, shown: Any = shown, done: list[float] = done) -> None:
+                shown(view)
+                done.append(time.perf_counter())
+
+            pane.show = timed  # type: ignore[attr-defined]
+            samples = []
+            for _ in range(VIEW_RUNS):
+                await app.run_action("show_pane('recall')")
+                await settle(pilot)
+                count = len(done)
+                t0 = time.perf_counter()
+                await app.run_action(f"show_pane('{pane_id}')")
+                while len(done) == count:
+                    await asyncio.sleep(0.001)
+                samples.append((done[-1] - t0 + FRAME) * 1000)
+                await settle(pilot)
+            found[pane_id] = {
+                "first_ms": round(samples[0], 1),
+                "again_ms": round(statistics.median(samples[1:]), 1),
+            }
+    return found
+
+
+def view_render(size: int) -> dict[str, Any]:
+    """The Map, Words, Days and Health panes on a synthetic `size`-memory store."""
+    with tempfile.TemporaryDirectory(prefix="cortex-bench-views-") as folder:
+        engine = open_engine(load_settings(Path(folder)), clock=frozen_clock(demo_now()))
+        try:
+            _synthetic_store(engine, size)
+            return {"memories": size, **asyncio.run(_view_times(engine))}
+        finally:
+            engine.close()
+
+
 def main(args: list[str]) -> int:
+    """No arguments: first paint and recall refresh. `views SIZE...`: the overview panes'
+    render times on stores of those sizes (JSON on stdout, for `cortex-tui bench`)."""
+    if args[:1] == ["views"]:
+        print(json.dumps([view_render(int(size)) for size in args[1:]]))
+        return 0
     report = {"first_paint": first_paint(), "recall_refresh": recall_refresh()}
     print(json.dumps(report, indent=2))
     return 0

@@ -9,10 +9,14 @@ from __future__ import annotations
 from cortex_tui.tui.panes.base import Pane
 from cortex_tui.tui.panes.conflicts import ConflictsPane
 from cortex_tui.tui.panes.graph import GraphPane
+from cortex_tui.tui.panes.health import HealthPane
 from cortex_tui.tui.panes.history import HistoryPane
+from cortex_tui.tui.panes.map import MapPane
 from cortex_tui.tui.panes.memories import MemoriesPane
 from cortex_tui.tui.panes.recall import RecallPane
 from cortex_tui.tui.panes.stats import StatsPane
+from cortex_tui.tui.panes.timeline import TimelinePane
+from cortex_tui.tui.panes.words import WordsPane
 
 PANES: list[type[Pane]] = [
     RecallPane,
@@ -21,4 +25,8 @@ PANES: list[type[Pane]] = [
     GraphPane,
     MemoriesPane,
     StatsPane,
+    MapPane,
+    WordsPane,
+    TimelinePane,
+    HealthPane,
 ]

@@ -41,14 +41,19 @@ def _pane_id(key: str) -> str:
     return next(pane.pane_id for pane in PANES if pane.key == key)
 
 
+async def submit(pilot: Pilot[None], field_id: str, text: str) -> None:
+    """Put `text` in the input `field_id`, press enter, and wait for what it starts."""
+    field = pilot.app.query_one(field_id, Input)
+    field.focus()
+    field.value = text
+    await pilot.press("enter")
+    await settle(pilot)
+
+
 async def ask(pilot: Pilot[None], query: str = DEMO_QUERY) -> None:
     """Type a query into the Recall pane and wait for the ranking."""
     await show_pane(pilot, "1")
-    field = pilot.app.query_one("#recall-query", Input)
-    field.focus()
-    field.value = query
-    await pilot.press("enter")
-    await settle(pilot)
+    await submit(pilot, "#recall-query", query)
 
 
 async def _recall(pilot: Pilot[None]) -> None:
@@ -77,6 +82,18 @@ async def _weights(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def _map(pilot: Pilot[None]) -> None:
+    """The map with the demo query placed on it: where recall's picks lie."""
+    await show_pane(pilot, "7")
+    await submit(pilot, "#map-query", DEMO_QUERY)
+
+
+async def _words(pilot: Pilot[None]) -> None:
+    await show_pane(pilot, "8")
+    await pilot.press("right", "right", "down")
+    await settle(pilot)
+
+
 @dataclass(frozen=True)
 class Scene:
     name: str
@@ -99,10 +116,12 @@ def shipped_themes() -> list[str]:
 
 
 def scenes() -> list[Scene]:
-    """Every pane (Recall with a query), Recall's modes, and the Recall breakdown per theme."""
+    """Every pane (Recall and Map with a query, Words with a term picked), Recall's
+    modes, and the Recall breakdown per theme."""
+    special = {"recall": _recall, "map": _map, "words": _words}
     found = [
-        Scene("recall", _recall)
-        if pane.pane_id == "recall"
+        Scene(pane.pane_id, special[pane.pane_id])
+        if pane.pane_id in special
         else _pane_scene(pane.key, pane.pane_id)
         for pane in PANES
     ]

@@ -12,7 +12,7 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     run = cli(
         "bench", "--json", "--sizes", "300", "--queries", "5", "--hook-runs", "0",
         "--import-count", "40", "--embedder", "onnx", "--sync-lines", "0", "--sync-saves", "0",
-        "--load-sessions", "0",
+        "--load-sessions", "0", "--views", "200",
     )  # fmt: skip
     assert run.code == 0, run.err
     report = json.loads(run.out)
@@ -28,6 +28,10 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     assert store["backup_seconds"] > 0 and store["backup_megabytes"] > 0
     assert store["restore_seconds"] > 0
     assert "sync" not in report and "load" not in report  # 0 lines, saves, sessions: skipped
+    (views,) = report["views"]
+    assert views["memories"] == 200
+    for pane in ("map", "words", "timeline", "health"):
+        assert views[pane]["first_ms"] > 0 and views[pane]["again_ms"] > 0
 
 
 def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: Cli) -> None:
@@ -35,7 +39,7 @@ def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: C
         "bench", "--json", "--sizes", "20", "--queries", "2", "--hook-runs", "2",
         "--import-count", "5", "--embedder", "hashing", "--sync-lines", "80",
         "--sync-saves", "3", "--load-sessions", "2", "--load-turns", "1",
-        "--load-think-ms", "10",
+        "--load-think-ms", "10", "--views", "",
         env={"CORTEX_LIMITS__CONTENT_CHARS": "2000", "CORTEX_LIMITS__CAPTURE_CHARS": "4000"},
     )  # fmt: skip
     assert run.code == 0, run.err

@@ -184,3 +184,24 @@ def test_export_import_round_trip(
     assert any_engine.import_lines(lines).memories == 1  # upsert by id: no duplicate
     assert any_engine.stats().total == 1
     assert any_engine.health()["ok"] is True
+
+
+def test_the_overview_views_answer_the_same_through_both(any_engine: Engine) -> None:
+    old = remember(any_engine, "The API listens on port 8443", project="atlas")
+    new = any_engine.update(old, content="The API listens on port 9000").id
+    remember(any_engine, "Kafka consumers alert on lag", tags=["kafka"], project="lighthouse")
+    drawn = any_engine.memory_map(query="which port does the API use", top_k=2)
+    assert drawn.total == 2 and new in drawn.ids and old not in drawn.ids
+    assert drawn.hits[0].id == new and drawn.query_x is not None
+    assert old in any_engine.memory_map(superseded=True).ids
+    terms = {term.term: term for term in any_engine.word_cloud(project="lighthouse").terms}
+    assert terms["kafka"].count == 1 and terms["kafka"].kind == "tag"
+    today = any_engine.now().date()
+    days = any_engine.timeline(7).days
+    assert days[-1].day == today.isoformat()
+    assert (days[-1].created, days[-1].superseded) == (3, 1)
+    listed = any_engine.day(today)
+    assert {m.id for m in listed.superseded} == {old}
+    assert any_engine.vitals().memories == 3
+    with pytest.raises(InvalidInputError):
+        any_engine.timeline(0)

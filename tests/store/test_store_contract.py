@@ -491,3 +491,38 @@ def test_non_durable_update_survives_close_and_reopen(
     first.close()
     again = open_store()
     assert again.get_memories([m.id])[0].access_count == 5
+
+
+def test_scans_read_only_the_fields_asked_in_id_order(store: Store) -> None:
+    memories = [
+        make_memory(f"fact {n}", type=MemoryType.RULE if n % 2 else MemoryType.FACT)
+        for n in range(30)
+    ]
+    _put(store, memories)
+    scanned = list(store.scan_memories(ALL, ("id", "type"), batch=7))
+    assert [p["id"] for p in scanned] == sorted(m.id for m in memories)
+    assert all(set(p) == {"id", "type"} for p in scanned)
+    rules = list(store.scan_memories(MemoryFilter(types=[MemoryType.RULE]), ("id",)))
+    assert {p["id"] for p in rules} == {m.id for m in memories if m.type is MemoryType.RULE}
+
+
+def test_time_windows_and_sources_filter_in_the_store(store: Store) -> None:
+    day = timedelta(days=1)
+    made = [make_memory(f"on day {n}", created_at=T0 + n * day, source=("hook", "remember")[n % 2])
+            for n in range(6)]  # fmt: skip
+    ended = make_memory("replaced on day 2", valid_to=T0 + 2 * day, superseded_by_id=made[0].id)
+    _put(store, [*made, ended])
+
+    def ids(**fields: Any) -> set[str]:
+        flt = ALL.model_copy(update=fields)
+        return {m.id for m in store.iter_memories(flt)}
+
+    assert ids(created_from=T0 + 2 * day, created_until=T0 + 4 * day) == {
+        made[2].id, made[3].id,
+    }  # fmt: skip
+    assert ids(ended_from=T0 + 2 * day, ended_until=T0 + 3 * day) == {ended.id}
+    assert ids(ended_from=T0 + 3 * day) == set()
+    assert ids(sources=["hook"]) == {m.id for m in made if m.source == "hook"}
+    newest = store.newest_memory(ALL.model_copy(update={"sources": ["hook"]}))
+    assert newest is not None and newest.id == made[4].id
+    assert store.newest_memory(ALL.model_copy(update={"sources": ["nothing"]})) is None

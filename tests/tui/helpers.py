@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import OptionList, Static
 
-from cortex_tui.tui.scenes import settle
+from cortex_tui.tui.scenes import settle, submit
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 
 
 async def ask(pilot: Pilot[None], query: str) -> None:
     """Type `query` into the Recall pane's box, submit, and wait for the ranking."""
-    field = pilot.app.query_one("#recall-query", Input)
-    field.focus()
-    field.value = query
-    await pilot.press("enter")
-    await settle(pilot)
+    await submit(pilot, "#recall-query", query)
 
 
 async def keep_second_member(pilot: Pilot[None]) -> None:

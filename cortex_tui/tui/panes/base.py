@@ -48,6 +48,14 @@ class ExplainMemory(Message):
         self.memory_id = memory_id
 
 
+class AskRecall(Message):
+    """Run `query` in the Recall pane (a word picked in the word cloud, say)."""
+
+    def __init__(self, query: str) -> None:
+        super().__init__()
+        self.query = query
+
+
 class StoreChanged(Message):
     """Something was written (a resolve, an edit, an undo): panes showing data reload."""
 

@@ -216,6 +216,11 @@ class RecallPane(Pane):
 
         self.call_engine(call, self._show_outcome, name="recall")
 
+    def ask(self, query: str) -> None:
+        """Rank `query` as if typed here (a term picked in the Words pane)."""
+        self.query_one("#recall-query", Input).value = query
+        self.run_recall()
+
     def why_not(self, memory_id: str) -> None:
         """Place `memory_id` in the current query's ranking and say what holds it back."""
         self.add_class("-why")
