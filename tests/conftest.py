@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
+from cortex_tui.engine.spool import Spool
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
@@ -102,6 +104,14 @@ def onnx_embedder(models_dir: Path) -> OnnxEmbedder:
 @pytest.fixture(scope="session")
 def hashing_embedder() -> Embedder:
     return HashingEmbedder()
+
+
+def spool_waiting_turn(home: Path, waited_seconds: float) -> None:
+    """A captured turn left in `home`'s spool `waited_seconds` ago (wall clock), as if
+    nothing had drained it since."""
+    entry = {"key": f"waiting-{waited_seconds}", "text": "a turn", "session_id": "s"}
+    entry |= {"project": None, "at": time.time() - waited_seconds}
+    Spool(home / "spool", logging.getLogger("tests")).append(entry)
 
 
 def make_engine(home: Path, embedder: Embedder, now: datetime = NOW) -> LocalEngine:

@@ -248,22 +248,22 @@ class Overview:
         zone = self._now().tzinfo
         start, end = day_start(day, zone), day_start(day + timedelta(days=1), zone)
         created = self._live_ids(_everything(created_from=start, created_until=end))
-        replaced = [
-            str(p["id"])
-            for p in self._store.scan_memories(
-                _everything(ended_from=start, ended_until=end), DAY_FIELDS
-            )
-            if is_live(p) and p.get("superseded_by_id")
-        ]
+        ended = self._live_ids(_everything(ended_from=start, ended_until=end), superseded=True)
         return DayMemories(
             day=day.isoformat(),
             created=self._oldest_first(created[:limit], lambda m: m.created_at),
-            superseded=self._oldest_first(replaced[:limit], lambda m: m.valid_to or m.created_at),
-            more=len(created) > limit or len(replaced) > limit,
+            superseded=self._oldest_first(ended[:limit], lambda m: m.valid_to or m.created_at),
+            more=len(created) > limit or len(ended) > limit,
         )
 
-    def _live_ids(self, flt: MemoryFilter) -> list[str]:
-        return [str(p["id"]) for p in self._store.scan_memories(flt, DAY_FIELDS) if is_live(p)]
+    def _live_ids(self, flt: MemoryFilter, *, superseded: bool = False) -> list[str]:
+        """Ids of the memories `flt` lets through that are not deleted (and, with
+        `superseded`, that a newer version replaced: validity also ends otherwise)."""
+        return [
+            str(p["id"])
+            for p in self._store.scan_memories(flt, DAY_FIELDS)
+            if is_live(p) and (p.get("superseded_by_id") or not superseded)
+        ]
 
     def _oldest_first(self, ids: list[str], when: Callable[[Memory], datetime]) -> list[Memory]:
         return sorted(self._store.get_memories(ids), key=lambda memory: (when(memory), memory.id))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from cortex_tui.models import ConflictStatus, Memory, MemoryStatus, Stats
+from cortex_tui.overview.timeline import created_day, day_start
 from cortex_tui.store.base import MemoryFilter, Store
 
 TOP_ENTITIES = 10
@@ -60,11 +61,15 @@ def store_stats(store: Store) -> Stats:
 
 def activity(store: Store, now: datetime, days: int) -> dict[str, int]:
     """Memories created per day over the last `days` days (oldest first, zeros kept), so
-    a sparkline of it shows quiet days as gaps rather than hiding them."""
+    a sparkline of it shows quiet days as gaps rather than hiding them. Every memory
+    created counts, forgotten ones too; only the window's creation times are read."""
     start = (now - timedelta(days=days - 1)).date()
     counts = {(start + timedelta(days=i)).isoformat(): 0 for i in range(days)}
-    for memory in store.iter_memories(MemoryFilter(current_only=False, statuses=None)):
-        day = memory.created_at.astimezone(now.tzinfo).date().isoformat()
+    window = MemoryFilter(
+        current_only=False, statuses=None, created_from=day_start(start, now.tzinfo)
+    )
+    for payload in store.scan_memories(window, ("created_at",)):
+        day = created_day(payload, now.tzinfo)
         if day in counts:
             counts[day] += 1
     return counts

@@ -15,7 +15,7 @@ from typing import Any
 
 from cortex_tui.config import Settings
 from cortex_tui.engine.checkup import spool_check, spool_state
-from cortex_tui.overview.hook_log import hook_figures
+from cortex_tui.overview.hook_log import first_stamp, hook_figures
 from cortex_tui.overview.models import Concern, HookFigures, Vitals
 from cortex_tui.overview.timeline import CAPTURE_SOURCES
 from cortex_tui.store.base import MemoryFilter, Store
@@ -33,7 +33,8 @@ def vitals(settings: Settings, store: Store, embedder: str, now: datetime) -> Vi
     newest = store.newest_memory(
         MemoryFilter(current_only=False, statuses=None, sources=sorted(CAPTURE_SOURCES))
     )
-    hooks = hook_figures(_hook_log_lines(settings.home / "logs"), _local_naive(now - HOOK_WINDOW))
+    since = _local_naive(now - HOOK_WINDOW)
+    hooks = hook_figures(_hook_log_lines(settings.home / "logs", since), since)
     concerns = []
     spool_health = spool_check(spool_folder, spool)
     if not spool_health.ok and spool_health.fix:
@@ -81,14 +82,19 @@ def _hook_concerns(hooks: list[HookFigures], settings: Settings) -> list[Concern
     return concerns
 
 
-def _hook_log_lines(folder: Path) -> list[str]:
-    """The current log and its rotated copies, oldest first."""
+def _hook_log_lines(folder: Path, since: datetime) -> list[str]:
+    """The current log and as many rotated copies as reach back to `since`, oldest
+    first: the pane asks every few seconds, and a busy day fits in the current file."""
     lines: list[str] = []
-    for name in reversed(HOOK_LOGS):
+    for name in HOOK_LOGS:
         try:
-            lines += (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
+            older = (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
+        lines = older + lines
+        started = first_stamp(older)
+        if started is not None and started <= since:
+            break
     return lines
 
 

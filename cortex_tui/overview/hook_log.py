@@ -51,6 +51,15 @@ def hook_figures(lines: Iterable[str], since: datetime) -> list[HookFigures]:
     ]
 
 
+def first_stamp(lines: list[str]) -> datetime | None:
+    """The time of the first line that parses: how far back a log file reaches."""
+    for line in lines:
+        match = _LINE.match(line.rstrip("\n"))
+        if match is not None:
+            return datetime.strptime(match["stamp"], STAMP)
+    return None
+
+
 def _percentile(samples: list[float], share: float) -> float | None:
     if not samples:
         return None

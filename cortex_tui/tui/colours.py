@@ -27,19 +27,19 @@ _SIGNAL_DEFAULTS: tuple[str, ...] = (
 )
 
 
-_CATEGORY_DEFAULTS: tuple[str, ...] = (
-    "#4e9be6",
-    "#d9a23b",
-    "#5fae5a",
-    "#b86fc2",
-    "#3bb3a3",
-    "#d0648a",
-    "#c7793f",
-    "#8a8f98",
+_CATEGORY_SIGNALS = (
+    "relevance",
+    "type",
+    "confidence",
+    "reinforcement",
+    "recency",
+    "tag_affinity",
+    "scope",
 )
-CATEGORIES = len(_CATEGORY_DEFAULTS)
-"""Distinct colours for the values of one field (types, projects) on the map; the last
-one is for "everything else"."""
+"""The signals whose hues the map's categories borrow (distinct in every theme), in the
+order categories take them; the grey of superseded versions is "everything else"."""
+CATEGORIES = len(_CATEGORY_SIGNALS) + 1
+"""Distinct colours for the values of one field (types, projects) on the map."""
 
 
 def category_variable(index: int) -> str:
@@ -52,16 +52,21 @@ def signal_variable(signal: str) -> str:
     return "signal-" + signal.replace("_", "-")
 
 
+_SIGNAL_COLOURS = dict(zip(SIGNAL_NAMES, _SIGNAL_DEFAULTS, strict=True))
+_SUPERSEDED = "#8a8f98"
+
 DOMAIN_DEFAULTS: dict[str, str] = {
+    **{signal_variable(name): colour for name, colour in _SIGNAL_COLOURS.items()},
     **{
-        signal_variable(name): colour
-        for name, colour in zip(SIGNAL_NAMES, _SIGNAL_DEFAULTS, strict=True)
+        category_variable(index): colour
+        for index, colour in enumerate(
+            [*(_SIGNAL_COLOURS[name] for name in _CATEGORY_SIGNALS), _SUPERSEDED]
+        )
     },
-    **{category_variable(index): colour for index, colour in enumerate(_CATEGORY_DEFAULTS)},
     "penalty-supersession": "#e0803a",
     "penalty-conflict": "#e05561",
     "conflict": "#e05561",
-    "superseded": "#8a8f98",
+    "superseded": _SUPERSEDED,
     "rank-up": "#5fae5a",
     "rank-down": "#e05561",
     "rank-new": "#4e9be6",

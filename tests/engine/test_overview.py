@@ -16,7 +16,6 @@ from pathlib import Path
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.overview import Overview
-from cortex_tui.engine.spool import Spool
 from cortex_tui.models import (
     ConflictStatus,
     Entity,
@@ -27,7 +26,7 @@ from cortex_tui.models import (
     Scope,
 )
 from cortex_tui.recall.request import RecallRequest
-from tests.conftest import NOW, make_engine
+from tests.conftest import NOW, make_engine, spool_waiting_turn
 from tests.hooks.test_hooks import hook
 
 TOPICS = [
@@ -231,15 +230,7 @@ def test_vitals_read_the_spool_the_hook_log_and_the_last_capture(
     lines.append(f"{stale},000 WARNING post hook (service) failed after 1 ms: Old: y")
     lines.append("a torn line")
     (logs / "hooks.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    Spool(home / "spool", _Quiet()).append(
-        {
-            "key": "k1",
-            "text": "a turn",
-            "session_id": "s",
-            "project": None,
-            "at": time.time() - 3600,
-        }
-    )
+    spool_waiting_turn(home, 3600)
     worried = engine.vitals()
     pre, post = worried.hooks
     assert (pre.runs, pre.failures, pre.p50_ms) == (6, 1, 40.0)
@@ -252,14 +243,6 @@ def test_vitals_read_the_spool_the_hook_log_and_the_last_capture(
     assert all(concern.fix for concern in worried.concerns)
     assert "900 ms at p95" in found  # over half the 1.5 s pre hook limit
     json.loads(worried.model_dump_json())
-
-
-class _Quiet:
-    def info(self, msg: str, *args: object) -> None:
-        pass
-
-    def warning(self, msg: str, *args: object) -> None:
-        pass
 
 
 def test_conflicted_memories_are_marked_on_the_map(engine: LocalEngine) -> None:
@@ -289,3 +272,18 @@ def test_the_health_figures_read_what_real_hooks_log(
         engine.close()
     assert (pre.runs, pre.failures, post.runs) == (3, 0, 0)
     assert pre.p50_ms is not None and pre.p50_ms > 0
+
+
+def test_rotated_hook_logs_are_read_back_to_the_day_they_cover(engine: LocalEngine) -> None:
+    logs = engine.settings.home / "logs"
+    logs.mkdir(exist_ok=True)
+
+    def line(hours_ago: float, ms: int) -> str:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - hours_ago * 3600))
+        return f"{stamp},000 INFO pre hook (service) done in {ms} ms (0 chars out)\n"
+
+    (logs / "hooks.log.2").write_text(line(50, 1) + line(30, 2), encoding="utf-8")
+    (logs / "hooks.log.1").write_text(line(20, 10) + line(10, 20), encoding="utf-8")
+    (logs / "hooks.log").write_text(line(1, 30), encoding="utf-8")
+    pre, _ = engine.vitals().hooks
+    assert (pre.runs, pre.p50_ms) == (3, 20.0)  # the day's three; none from the days before

@@ -7,23 +7,22 @@ spool is stuck.
 
 from __future__ import annotations
 
-import logging
-import time
 from datetime import date
 from pathlib import Path
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList
 
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.spool import Spool
 from cortex_tui.tui.panes.map import MapPane
 from cortex_tui.tui.panes.recall import RecallPane
 from cortex_tui.tui.scenes import show_pane
 from cortex_tui.tui.widgets.day_heatmap import DayHeatmap
 from cortex_tui.tui.widgets.map_canvas import MapCanvas
 from cortex_tui.tui.widgets.word_cloud import WordCloudView
+from tests.conftest import spool_waiting_turn
 from tests.tui.conftest import AppFactory
 from tests.tui.helpers import plain
 from tests.tui.pane_harness import settle
@@ -40,9 +39,9 @@ async def _on_pane(pilot: Pilot[None], key: str) -> None:
     await show_pane(pilot, key)
 
 
-def _versions(app: object) -> list[str | None]:
+def _versions(app: App[None]) -> list[str | None]:
     """The ids the History pane lists as versions of the chain it shows."""
-    listing = app.query_one("#history-versions", OptionList)  # type: ignore[attr-defined]
+    listing = app.query_one("#history-versions", OptionList)
     return [option.id for option in listing.options]
 
 
@@ -217,15 +216,7 @@ async def test_health_says_the_spool_is_stuck_and_what_to_do(
     async with app.run_test(size=SIZE) as pilot:
         await _on_pane(pilot, "0")
         assert "captures waiting" not in plain(pilot, "#health-concerns")
-        Spool(tui_home / "spool", logging.getLogger("test")).append(
-            {
-                "key": "stuck",
-                "text": "a turn",
-                "session_id": "s",
-                "project": None,
-                "at": time.time() - 7200,
-            }
-        )
+        spool_waiting_turn(tui_home, 7200)
         await pilot.press("r")
         await settle(pilot)
         vitals = plain(pilot, "#health-vitals")

@@ -11,8 +11,6 @@ Update after an intended change with
 
 from __future__ import annotations
 
-import logging
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -21,9 +19,9 @@ import pytest
 from textual.pilot import Pilot
 
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.spool import Spool
 from cortex_tui.tui.scenes import Scene, scenes, settle, show_pane
 from cortex_tui.tui.screenshots import demo_app
+from tests.conftest import spool_waiting_turn
 
 MINE = ("map", "words", "timeline", "health")
 NARROW = (100, 30)
@@ -69,14 +67,6 @@ def test_health_with_a_stuck_spool(
 ) -> None:
     """The spool's entry is stamped on the wall clock, so its age is the only moving
     part: three days and ten minutes reads "3 days" for most of a day."""
-    Spool(tui_home / "spool", logging.getLogger("test")).append(
-        {
-            "key": "stuck",
-            "text": "a turn",
-            "session_id": "s",
-            "project": None,
-            "at": time.time() - 3 * 86400 - 600,
-        }
-    )
+    spool_waiting_turn(tui_home, 3 * 86400 + 600)
     app = demo_app(demo_engine, tui_home)
     assert snap_compare(app, terminal_size=NARROW, run_before=_keys("0"))
