@@ -206,22 +206,6 @@ class Relation(_Model):
     confidence: float = Field(default=0.9, ge=0.0, le=1.0)
 
 
-PRIOR_NAMES: tuple[str, ...] = (
-    "recency",
-    "frequency",
-    "type",
-    "scope",
-    "confidence",
-    "reinforcement",
-    "tag_affinity",
-    "graph_proximity",
-    "period",
-)
-"""The signals that refine relevance, each as a bounded factor (see `recall/scoring.py`)."""
-
-SIGNAL_NAMES: tuple[str, ...] = ("relevance", *PRIOR_NAMES)
-
-
 class SignalScore(_Model):
     """One signal of the score and the points it adds.
 

@@ -83,3 +83,12 @@ def test_the_hook_path_loads_only_the_standard_library_it_needs() -> None:
 def test_mcp_server_does_not_load_textual() -> None:
     """The MCP SDK brings rich for its own logging; textual stays out."""
     assert loaded("cortex_tui.mcp.main", {"textual"}) == []
+
+
+def test_the_apps_first_frame_loads_neither_pydantic_nor_numpy_nor_the_engine() -> None:
+    """What `cortex-tui` and `--demo` import before their first frame: the app and its
+    registry, not the panes' modules, the models, the settings or numpy (together two
+    thirds of that frame's time); those load behind it."""
+    heavy = {"pydantic", "pydantic_settings", "numpy", "qdrant_edge", "httpx", "onnxruntime"}
+    first_frame = "cortex_tui.__main__, cortex_tui.tui.run, cortex_tui.tui.demo_app"
+    assert loaded(first_frame, heavy) == []

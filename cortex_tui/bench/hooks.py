@@ -88,11 +88,14 @@ def bench_hooks(
         for i, prompt in enumerate(prompts[:runs]):
             turn = f"User: {prompt}\n\nAssistant: We decided to keep option {i}."
             post.samples.append(_with_cpu(post_cpu, _hook_command("post"), turn, env))
+    interpreter, pre_process = bare.summary(), pre.summary()
     return {
         "service_cold_start_ms": round(cold_start * 1000, 1),
-        "interpreter_start": bare.summary(),
+        # The hook's budget: p50 within 2x the interpreter's own start, same run.
+        "pre_hook_to_interpreter": round(pre_process["p50_ms"] / interpreter["p50_ms"], 2),
+        "interpreter_start": interpreter,
         "interpreter_start_cpu": bare_cpu.summary(),
-        "pre_hook_process": pre.summary(),
+        "pre_hook_process": pre_process,
         "pre_hook_process_cpu": pre_cpu.summary(),
         "pre_hook_process_cached": pre_cached.summary(),
         "pre_service_call": direct.summary(),

@@ -26,7 +26,7 @@ from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import bench_hooks
 from cortex_tui.bench.mcp_calls import bench_mcp
 from cortex_tui.bench.timing import Timing, time_query_embedding
-from cortex_tui.bench.views import bench_views
+from cortex_tui.bench.tui_runs import bench_first_frame, bench_views
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig, load_settings
 from cortex_tui.embed.base import Embedder
@@ -64,6 +64,7 @@ class BenchOptions:
     load_turns: int = LOAD_TURNS
     load_think_ms: int = 0
     views: list[int] = field(default_factory=list)
+    first_frame_runs: int = 0
 
 
 def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
@@ -120,6 +121,9 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
     if options.views:
         report["views"] = bench_views(settings.embedder.kind, options.views)
         say(f"TUI overview panes, key to drawn: {report['views']}")
+    if options.first_frame_runs:
+        report["first_frame"] = bench_first_frame(settings.embedder.kind, options.first_frame_runs)
+        say(f"TUI first frame (demo; empty store, no service): {report['first_frame']}")
     return report
 
 

@@ -238,6 +238,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         help="store sizes to time the TUI's Map, Words, Days and Health panes on ('': skip)",
     )
     p.add_argument(
+        "--first-frame-runs",
+        type=int,
+        default=5,
+        help="starts of the TUI timed to its first frame, demo and empty store (0: skip)",
+    )
+    p.add_argument(
         "--load-think-ms",
         type=int,
         default=0,

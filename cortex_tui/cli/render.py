@@ -6,7 +6,6 @@ from datetime import datetime
 
 from cortex_tui.format import humanise_age
 from cortex_tui.models import (
-    SIGNAL_NAMES,
     ChannelHit,
     Decision,
     Explanation,
@@ -15,6 +14,7 @@ from cortex_tui.models import (
     ScoreBreakdown,
     Stats,
 )
+from cortex_tui.signals import SIGNAL_NAMES
 
 BAR_WIDTH = 20
 

@@ -199,10 +199,11 @@ def cmd_bench(ctx: CommandContext) -> int:
         raise InvalidInputError(
             "--sizes and --views take whole numbers, e.g. --sizes 1000,10000"
         ) from None
-    if min(a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns, a.load_think_ms) < 0:
+    counts = (a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns, a.load_think_ms)
+    if min(*counts, a.first_frame_runs) < 0:
         raise InvalidInputError(
-            "--sync-lines, --sync-saves, --load-sessions, --load-turns and --load-think-ms "
-            "take 0 or more"
+            "--sync-lines, --sync-saves, --load-sessions, --load-turns, --load-think-ms "
+            "and --first-frame-runs take 0 or more"
         )
     if a.import_count < 1:
         raise InvalidInputError(f"--import-count must be at least 1, got {a.import_count}")
@@ -218,6 +219,7 @@ def cmd_bench(ctx: CommandContext) -> int:
         load_turns=a.load_turns,
         load_think_ms=a.load_think_ms,
         views=views,
+        first_frame_runs=a.first_frame_runs,
     )
     report = run_bench(options, progress=None if ctx.json else print)
     ctx.emit(report, "")

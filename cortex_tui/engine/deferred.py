@@ -1,11 +1,13 @@
 """`DeferredEngine`: an engine that opens on a background thread, for a UI that paints
 before its store is ready.
 
-`cortex-tui --demo` builds a fresh store on every start. Its first frame (the Recall pane
-waiting for a query) needs no data, so the app is handed this stand-in and paints at
-once; the opening starts when asked (`start`) and every use of the engine waits for it,
-or raises the error it failed with. The TUI calls the engine only from worker threads,
-so the wait never blocks the screen.
+`cortex-tui --demo` builds a fresh store on every start, and `cortex-tui` may have to
+start the local service first (seconds). The first frame needs no data, so the app is
+handed this stand-in and paints at once; the opening starts when asked (`start`) and
+every use of the engine waits for it, or raises the error it failed with. The TUI calls
+the engine only from worker threads, so the wait never blocks the screen. An app that
+closes first abandons the wait (`abandon`): its workers give up at once rather than
+hold the exit until a slow service has started.
 """
 
 from __future__ import annotations
@@ -13,20 +15,37 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # importing the engine is a third of the demo's start-up: not here
-    from cortex_tui.engine.local import LocalEngine
+from typing import Any, Generic, Protocol, TypeVar
 
 
-class DeferredEngine:
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+E = TypeVar("E", bound=Closable)
+
+
+class OpeningAbandoned(Exception):
+    """Raised to a caller still waiting for the opening when its app closes."""
+
+    def __init__(self) -> None:
+        super().__init__("the engine was still opening when the app closed")
+
+
+"""The engine opened: a `LocalEngine` (the demo), or any `Engine` (`cortex-tui`)."""
+
+
+class DeferredEngine(Generic[E]):
     """Delegates every attribute to the engine `opener` returns, once it has returned."""
 
-    def __init__(self, opener: Callable[[], LocalEngine]) -> None:
+    def __init__(self, opener: Callable[[], E]) -> None:
         self._opener = opener
-        self._future: Future[LocalEngine] = Future()
+        self._future: Future[E] = Future()
         self._started = False
         self._lock = threading.Lock()
+        self._woken = threading.Event()
+        """Set when the opening is over, or abandoned: what every waiter waits for."""
+        self._future.add_done_callback(lambda _: self._woken.set())
 
     def start(self) -> None:
         """Begin opening on a daemon thread, unless that has begun."""
@@ -42,19 +61,54 @@ class DeferredEngine:
         except BaseException as exc:  # handed to every caller by `result()`
             self._future.set_exception(exc)
 
-    def result(self) -> LocalEngine:
-        """The opened engine (opening it now if nobody started it); raises what the
-        opening raised."""
+    def ready(self) -> bool:
+        """Whether the opening is over (done or failed): nothing would wait now."""
+        return self._future.done()
+
+    def wait(self) -> BaseException | None:
+        """Wait for the opening (starting it if nobody did); what it failed with, if it
+        failed (`OpeningAbandoned` if the wait was abandoned)."""
         self.start()
+        self._woken.wait()
+        if not self._future.done():
+            return OpeningAbandoned()
+        return self._future.exception()
+
+    def result(self) -> E:
+        """The opened engine (opening it now if nobody started it); raises what the
+        opening raised, or `OpeningAbandoned`."""
+        self.start()
+        self._woken.wait()
+        if not self._future.done():
+            raise OpeningAbandoned()
         return self._future.result()
+
+    def failure(self) -> BaseException | None:
+        """What the opening failed with, if it is over and failed; never waits."""
+        return self._future.exception() if self._future.done() else None
+
+    def abandon(self) -> None:
+        """Let every caller waiting for the opening go (`OpeningAbandoned`); the opening
+        itself goes on, and `close` closes what it opens."""
+        self._woken.set()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.result(), name)
 
     def close(self) -> None:
-        """Close the engine if it was opened; an opening under way is waited for."""
+        """Close the engine if it was opened. An opening under way is waited for,
+        unless it was abandoned: then the engine is closed whenever it arrives."""
         with self._lock:
             started = self._started
-        if not started or self._future.exception() is not None:
+        if not started:
             return
-        self._future.result().close()
+        if not self._future.done() and self._woken.is_set():
+            self._future.add_done_callback(_close_opened)
+            return
+        if self._future.exception() is None:
+            self._future.result().close()
+
+
+def _close_opened(future: Future[E]) -> None:
+    if future.exception() is None:
+        future.result().close()

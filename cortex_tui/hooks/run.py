@@ -14,8 +14,8 @@ import time
 
 from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
-from cortex_tui.hooks.quick_settings import daemon_on, hook_timeout
 from cortex_tui.integrations.events import for_pre
+from cortex_tui.quick_settings import daemon_on, hook_timeout
 from cortex_tui.untrusted.text import decode_bytes
 
 INPUT_LIMIT = 16 * 1024 * 1024

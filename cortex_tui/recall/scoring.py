@@ -27,7 +27,6 @@ from datetime import datetime
 
 from cortex_tui.config import RecallConfig
 from cortex_tui.models import (
-    PRIOR_NAMES,
     ChannelHit,
     ConflictStatus,
     Memory,
@@ -39,6 +38,7 @@ from cortex_tui.models import (
 from cortex_tui.recall.fusion import Relevance
 from cortex_tui.recall.periods import Period, period_signal, query_period
 from cortex_tui.recall.type_cues import named_types
+from cortex_tui.signals import PRIOR_NAMES
 
 _WORD = re.compile(r"[\w][\w.+#/-]*", re.UNICODE)
 

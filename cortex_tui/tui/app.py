@@ -1,25 +1,37 @@
 """`CortexApp`: one tab per pane over an `Engine`, with palette, help, themes and keymap.
 
-The app knows panes only through `registry.PANES` and the `Pane` contract; it routes the
+The app knows panes only through `registry.PANES` and the `Pane` contract (it imports
+the pane modules after its first frame, and mounts the one shown first); it routes the
 cross-pane messages (`OpenHistory`, `ExplainMemory`, `AskRecall`, `StoreChanged`) and
 owns what is app-wide: themes (files from `themes/`, the choice remembered in
 config.toml), the keymap from `[tui.keymap]`, the command palette and the `?` help
 screen. It receives an `Engine` and never assumes which implementation it is.
+
+It also owns the store's state as a whole (`StoreState`): an engine still opening
+(a `DeferredEngine`: the service starting) puts a line above every pane; one that could
+not be opened covers every pane with the reason and the ways out; an empty store covers
+each pane with the first-run guide, which gives way once the first memory arrives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
-from cortex_tui.engine.protocol import Engine
+from cortex_tui.engine.deferred import DeferredEngine, OpeningAbandoned
+from cortex_tui.errors import CortexError
 from cortex_tui.tui.colours import DOMAIN_DEFAULTS
 from cortex_tui.tui.help import (
     HelpScreen,
@@ -31,10 +43,19 @@ from cortex_tui.tui.help import (
 from cortex_tui.tui.panes.base import AskRecall, ExplainMemory, OpenHistory, Pane, StoreChanged
 from cortex_tui.tui.preferences import load_preferences, remember_theme
 from cortex_tui.tui.registry import PANES
+from cortex_tui.tui.store_state import StoreState, state_of
 from cortex_tui.tui.themes import load_themes, theme_dirs
+from cortex_tui.tui.widgets.first_run import FirstRunGuide
+from cortex_tui.tui.widgets.startup import StartFailed, StartingNotice
+
+if TYPE_CHECKING:
+    from cortex_tui.engine.protocol import Engine
+    from cortex_tui.overview.models import Vitals
 
 DEFAULT_THEME = "cortex-night"
 FALLBACK_THEME = "textual-dark"
+EMPTY_RECHECK_SECONDS = 2.0
+"""How often an empty store is asked again: the agent's hooks fill it from elsewhere."""
 
 
 @runtime_checkable
@@ -67,7 +88,8 @@ class CortexApp(App[None]):
 
     `demo` only changes the subtitle; `home` is where config.toml (theme, keymap) lives;
     `stable=True` hides what differs from run to run (elapsed times, the store's
-    location), for screenshots and snapshot tests.
+    location), for screenshots and snapshot tests. `starting` is the line shown while
+    a `DeferredEngine` opens (what is being waited for).
     """
 
     TITLE = "cortex-tui"
@@ -102,9 +124,17 @@ class CortexApp(App[None]):
         demo: bool = False,
         home: Path | None = None,
         stable: bool = False,
+        starting: str = "Opening the store… the panes fill as soon as it is ready.",
     ) -> None:
         super().__init__()
         self.engine = engine
+        self._opening = engine if isinstance(engine, DeferredEngine) else None
+        self._starting = starting
+        self.store_state = StoreState.STARTING
+        self.failure: CortexError | None = None
+        """Why the engine could not be opened; `cortex-tui` prints it on the way out."""
+        self._vitals: Vitals | None = None
+        self._recheck: Timer | None = None
         self.demo = demo
         self.home = home
         self.stable = stable
@@ -121,10 +151,10 @@ class CortexApp(App[None]):
             wanted = self._fallback()
         self.theme = wanted
         self.set_keymap(self.user_keymap)
-        self._panes: list[Pane] = [pane_class(engine) for pane_class in PANES]
-        for pane in self._panes:
-            pane.stable = stable
-        self._unmounted = self._panes[1:]
+        self._panes: list[Pane] = []
+        """Made in `on_ready`, after the first frame: their modules are the heavy part."""
+        self._unmounted: list[Pane] = []
+        self._all_mounted = asyncio.Event()
 
     def _fallback(self) -> str:
         return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else FALLBACK_THEME
@@ -135,11 +165,11 @@ class CortexApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
+        if self._opening is not None and not self._opening.ready():
+            yield StartingNotice(self._starting)
         with TabbedContent(id="panes"):
-            for pane in self._panes:
-                with TabPane(f"{pane.key} {pane.title}", id=_tab_id(pane.pane_id)):
-                    if pane not in self._unmounted:
-                        yield pane
+            for entry in PANES:
+                yield TabPane(f"{entry.key} {entry.title}", id=_tab_id(entry.pane_id))
         yield Footer()
 
     def on_mount(self) -> None:
@@ -147,16 +177,149 @@ class CortexApp(App[None]):
             self.notify("\n".join(self._problems), title="Settings", severity="warning", timeout=10)
 
     async def on_ready(self) -> None:
-        """Mount the panes behind the first one, now that the first frame is on screen:
-        building them all before it took a third of the time to that frame. Keys typed
-        meanwhile are handled after this, so they find every pane in place."""
-        for pane in list(self._unmounted):
-            if not await self._mounted(pane):
+        """Make and mount the panes, now that the first frame is on screen: their
+        modules and widgets took two thirds of the time to that frame. The pane shown
+        goes first, and gets the keys; then the store is asked how it is (the engine
+        may still be opening: the worker waits for it) and the other panes follow. Keys
+        typed meanwhile are handled after this, so they find every pane in place."""
+        self._panes = [entry.load()(self.engine) for entry in PANES]
+        for pane in self._panes:
+            pane.stable = self.stable
+        self._unmounted = list(self._panes)
+        try:
+            shown = self._shown_pane()
+            if shown is None or not await self._mounted(shown):
                 return  # the app is closing
+            with self.prevent(TabPane.Focused):
+                self._focus_current()
+            shown.reload()
+            self._probe_store()
+            for pane in list(self._unmounted):
+                if not await self._mounted(pane):
+                    return
+        finally:
+            self._all_mounted.set()
+
+    async def wait_for_panes(self) -> None:
+        """Until every pane is mounted (or the app closed first)."""
+        await self._all_mounted.wait()
+
+    @asynccontextmanager
+    async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
+        """Textual's headless run, handed over once the panes are in place: tests and
+        screenshots drive the app from the moment it runs, and the panes come after
+        its first frame."""
+        async with super().run_test(*args, **kwargs) as pilot:
+            await self.wait_for_panes()
+            yield pilot
+
+    def on_unmount(self) -> None:
+        """Closing while the engine still opens: waiting workers give up now, or the
+        exit would wait for them (a service may take its time to start)."""
+        if self._opening is not None:
+            self._opening.abandon()
+
+    async def exit_when_mounted(self) -> None:
+        """Exit, once the panes are mounted: a widget mounted while the app closes
+        fails in Textual (a `Select` finds its overlay gone)."""
+        await self.wait_for_panes()
+        self.exit()
+
+    # --- the store as a whole: opening, failed, empty, ready ---------------------------
+
+    def _probe_store(self) -> None:
+        self.run_worker(self._probe, name="store-state", group="store-state", thread=True)
+
+    def _probe(self) -> None:
+        """Off the UI thread: wait for an engine still opening, then count memories."""
+        if self._opening is not None:
+            failure = self._opening.wait()
+            if isinstance(failure, OpeningAbandoned):
+                return  # the app is closing
+            if failure is not None:
+                self.call_from_thread(self._failed, failure)
+                return
+        try:
+            vitals: Vitals | None = self.engine.vitals()
+        except Exception:
+            vitals = None
+        self.call_from_thread(self._store_seen, vitals)
+
+    def _failed(self, failure: BaseException) -> None:
+        self.failure = failure if isinstance(failure, CortexError) else CortexError(str(failure))
+        self.call_later(self._set_state, StoreState.FAILED)
+
+    def _store_seen(self, vitals: Vitals | None) -> None:
+        self._vitals = vitals
+        for guide in self.query(FirstRunGuide):
+            guide.update_vitals(vitals)
+        self.call_later(self._set_state, state_of(vitals))
+
+    async def _set_state(self, state: StoreState) -> None:
+        was = self.store_state
+        self.store_state = state
+        await self.query(StartingNotice).remove()
+        for pane in self._panes:
+            if pane.is_attached:
+                await self._cover(pane)
+        if state is StoreState.EMPTY and self._recheck is None and not self.stable:
+            self._recheck = self.set_interval(EMPTY_RECHECK_SECONDS, self._probe_store)
+        if state is not StoreState.EMPTY and self._recheck is not None:
+            self._recheck.stop()
+            self._recheck = None
+        covered = (StoreState.EMPTY, StoreState.FAILED)
+        if was is StoreState.EMPTY and state is StoreState.READY:
+            self.current_pane.reload()
+        if was is not state and (was in covered or state in covered):
+            self._focus_current()  # never on a plain start: a query may be half typed
+
+    async def _cover(self, pane: Pane) -> None:
+        """Put what the state asks for in place of `pane`, or give the pane back."""
+        tab = pane.parent
+        if not isinstance(tab, TabPane):
+            return
+        wanted = self._cover_kind(pane)
+        for cover in tab.query(".cover"):
+            if type(cover) is not wanted:
+                await cover.remove()
+        if wanted is not None and not tab.query(wanted):
+            await tab.mount(self._make_cover(wanted, pane), before=pane)
+        # Hidden and disabled: a covered pane's widgets must not keep (or take) the
+        # focus, or their keys would act unseen.
+        pane.display = wanted is None
+        pane.disabled = wanted is not None
+
+    def _cover_kind(self, pane: Pane) -> type[Widget] | None:
+        if self.store_state is StoreState.FAILED:
+            return StartFailed
+        if self.store_state is StoreState.EMPTY and not pane.useful_when_empty:
+            return FirstRunGuide
+        return None
+
+    def _make_cover(self, kind: type[Widget], pane: Pane) -> Widget:
+        if kind is StartFailed:
+            return StartFailed(str(self.failure), None if self.stable else self.home)
+        return FirstRunGuide(pane.purpose, self.home, self._vitals)
+
+    def _shown_pane(self) -> Pane | None:
+        """The active tab's pane (the first one while no tab is active yet)."""
+        active = self.query_one("#panes", TabbedContent).active or _tab_id(PANES[0].pane_id)
+        return next((p for p in self._panes if _tab_id(p.pane_id) == active), None)
+
+    def _focus_current(self) -> None:
+        """Keys go to the cover when there is one (a guide's list), else to the pane."""
+        pane = self._shown_pane()
+        if pane is None or not pane.is_attached or pane.parent is None:
+            return
+        cover = next(iter(pane.parent.query(".cover")), None)
+        if isinstance(cover, FirstRunGuide | StartFailed):
+            cover.focus_first()
+        else:
+            pane.focus_first()
 
     async def _mounted(self, pane: Pane) -> bool:
         """Mount `pane` in its tab unless that is done (a key may show a pane before
-        `on_ready` mounts it); False when the app is closing and it cannot be."""
+        `on_ready` gets to it); False when the app is closing and it cannot be."""
         if pane in self._unmounted:
             tabs = self.query(f"#{_tab_id(pane.pane_id)}").results(TabPane)
             tab = next(iter(tabs), None)
@@ -164,6 +327,7 @@ class CortexApp(App[None]):
                 return False
             self._unmounted.remove(pane)
             await tab.mount(pane)
+            await self._cover(pane)
         return pane.is_attached
 
     @property
@@ -194,8 +358,9 @@ class CortexApp(App[None]):
         # active one, and if a key has since chosen another, the focus must not take
         # it back (Textual activates the tab of a focused widget).
         with self.prevent(TabPane.Focused):
-            pane.focus_first()
-        pane.reload()
+            self._focus_current()
+        if pane.display:
+            pane.reload()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """In stable mode a text cursor does not blink: a frame taken mid-blink differs."""
@@ -228,6 +393,8 @@ class CortexApp(App[None]):
 
     def on_store_changed(self, message: StoreChanged) -> None:
         """The visible pane reloads now; the others reload when they are shown."""
+        if self.store_state is StoreState.EMPTY:
+            self._probe_store()
         self.current_pane.reload()
 
     def action_help(self) -> None:

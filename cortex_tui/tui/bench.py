@@ -1,8 +1,12 @@
-"""`python -m cortex_tui.tui.bench`: the TUI's two latency budgets, measured.
+"""`python -m cortex_tui.tui.bench`: the TUI's latency budgets, measured.
 
+- first frame (`first-frame RUNS`, run by `cortex-tui bench --first-frame-runs`):
+  `cortex-tui --demo`, and `cortex-tui` on an empty store with no service running,
+  spawned in a pseudo-terminal until their first frame (budget: 0.5 s), and until the
+  Recall pane's keys (demo) or the first-run guide (empty store) are drawn;
 - first paint: `cortex-tui --demo` spawned in a pseudo-terminal until its first frame
   has been written to it, timed from outside, so interpreter start and imports count
-  (budget: 1 s); then, typed at once, a first query: enter to its results' status line
+  (budget: 0.5 s); then, typed at once, a first query: enter to its results' status line
   on the terminal. The demo's store is built and the embedding model loaded behind the
   first frame (`DemoApp`), so this first query may wait for the rest of both;
 - recall refresh: enter in the Recall pane's query box until the results table and the
@@ -43,9 +47,11 @@ from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import load_settings
 from cortex_tui.demo.loader import demo_now
+from cortex_tui.engine import service_link
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.models import Memory, MemoryType, Scope
+from cortex_tui.tui.run import MODELS_ENV
 
 PAINT_SIZE = (120, 36)
 """The terminal the first paint is measured in: columns, rows."""
@@ -86,11 +92,13 @@ def first_paint(runs: int = 5) -> dict[str, float]:
 class PseudoTerminal:
     """A pseudo-terminal of `PAINT_SIZE` around a child process, read as it writes."""
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+        """`command` in the terminal, in this environment without its `CORTEX_`
+        variables (a user's shell has none) plus `env`."""
         columns, rows = PAINT_SIZE
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")} | (env or {})
         env["TERM"] = "xterm-256color"
         self.child = subprocess.Popen(
             command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
@@ -138,9 +146,7 @@ def _demo_session(query: str = QUERIES[0]) -> tuple[float, float]:
     t0 = time.perf_counter()
     terminal = PseudoTerminal([sys.executable, "-m", "cortex_tui", "--demo"])
     try:
-        # Textual writes a full frame row by row, each row after a cursor move to its
-        # start: the move to the last row is the end of the first frame.
-        painted = terminal.wait_for(f"\x1b[{PAINT_SIZE[1]};1H".encode()) - t0
+        painted = terminal.wait_for(LAST_ROW) - t0
         # Keys work once the Recall pane holds the focus: its bindings are in the footer.
         terminal.wait_for(b"Query")
         start = len(terminal.output)
@@ -156,6 +162,64 @@ def _demo_session(query: str = QUERIES[0]) -> tuple[float, float]:
     finally:
         terminal.close()
     return painted, answered
+
+
+LAST_ROW = f"\x1b[{PAINT_SIZE[1]};1H".encode()
+"""Textual writes a full frame row by row, each row after a cursor move to its start:
+the move to the last row is the end of the first frame."""
+
+
+def first_frame(runs: int = 5) -> dict[str, dict[str, float]]:
+    """From spawning the process to its first frame in a terminal, and to what the user
+    waits for after it: `cortex-tui --demo` until the Recall pane's keys are in the
+    footer; `cortex-tui` on an empty store with no service running (a fresh home each
+    run: the app starts the service) until the first-run guide is drawn, the service
+    up and the store seen empty. The service's models are this installation's."""
+    demo = _frame_times([sys.executable, "-m", "cortex_tui", "--demo"], b"Query", runs)
+    models = {MODELS_ENV: str(load_settings().models_path)}
+    guide_marker = b"Nothing in memory yet"
+    empty = [_empty_store_session(models, guide_marker) for _ in range(runs)]
+    return {
+        "demo": _seconds([paint for paint, _ in demo], [ready for _, ready in demo]),
+        "empty_store_no_service": _seconds(
+            [paint for paint, _ in empty], [ready for _, ready in empty]
+        ),
+    }
+
+
+def _frame_times(command: list[str], ready: bytes, runs: int) -> list[tuple[float, float]]:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        terminal = PseudoTerminal(command)
+        try:
+            painted = terminal.wait_for(LAST_ROW) - t0
+            times.append((painted, terminal.wait_for(ready) - t0))
+        finally:
+            terminal.close()
+    return times
+
+
+def _empty_store_session(env: dict[str, str], ready: bytes) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory(prefix="cortex-bench-first-run-") as home:
+        command = [sys.executable, "-m", "cortex_tui", "--tui", "--home", home]
+        t0 = time.perf_counter()
+        terminal = PseudoTerminal(command, env=env)
+        try:
+            painted = terminal.wait_for(LAST_ROW) - t0
+            return painted, terminal.wait_for(ready) - t0
+        finally:
+            terminal.close()
+            service_link.stop(home, wait=30)
+
+
+def _seconds(paints: list[float], ready: list[float]) -> dict[str, float]:
+    return {
+        "first_frame_median_s": round(statistics.median(paints), 3),
+        "first_frame_max_s": round(max(paints), 3),
+        "ready_median_s": round(statistics.median(ready), 3),
+        "ready_max_s": round(max(ready), 3),
+    }
 
 
 def _synthetic_store(engine: LocalEngine, size: int) -> None:
@@ -301,9 +365,13 @@ def view_render(size: int) -> dict[str, Any]:
 
 def main(args: list[str]) -> int:
     """No arguments: first paint and recall refresh. `views SIZE...`: the overview panes'
-    render times on stores of those sizes (JSON on stdout, for `cortex-tui bench`)."""
+    render times on stores of those sizes; `first-frame RUNS`: the first frame of the
+    demo and of an empty store (JSON on stdout, for `cortex-tui bench`)."""
     if args[:1] == ["views"]:
         print(json.dumps([view_render(int(size)) for size in args[1:]]))
+        return 0
+    if args[:1] == ["first-frame"]:
+        print(json.dumps(first_frame(int(args[1]))))
         return 0
     report = {"first_paint": first_paint(), "recall_refresh": recall_refresh()}
     print(json.dumps(report, indent=2))

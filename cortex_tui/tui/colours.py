@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from textual.color import Color
 
-from cortex_tui.models import SIGNAL_NAMES
+from cortex_tui.signals import SIGNAL_NAMES
 
 _SIGNAL_DEFAULTS: tuple[str, ...] = (
     "#4e9be6",  # relevance

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
-from cortex_tui.models import SIGNAL_NAMES, Memory, RecallResult
+from cortex_tui.models import Memory, RecallResult
+from cortex_tui.signals import SIGNAL_NAMES
 from cortex_tui.tui.colours import signal_variable
 from cortex_tui.tui.scoring import memory_header, signal_label
 

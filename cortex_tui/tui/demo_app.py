@@ -10,20 +10,27 @@ for the opening; a failed opening ends the app with the reason in `failure`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from cortex_tui.embed.base import Embedder
-from cortex_tui.embed.factory import Loadable
 from cortex_tui.engine.deferred import DeferredEngine
-from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import CortexError
 from cortex_tui.tui.app import CortexApp
 
+if TYPE_CHECKING:  # numpy and the engine: not before the first frame
+    from cortex_tui.embed.base import Embedder
+    from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.engine.protocol import Engine
+
 
 class DemoApp(CortexApp):
-    def __init__(self, engine: DeferredEngine, home: Path) -> None:
+    def __init__(self, engine: DeferredEngine[LocalEngine], home: Path) -> None:
         # A DeferredEngine delegates every Engine method to the engine it opens.
-        super().__init__(cast(Engine, engine), demo=True, home=home)
+        super().__init__(
+            cast("Engine", engine),
+            demo=True,
+            home=home,
+            starting="Building the demo store… the panes fill as soon as it is ready.",
+        )
         self._deferred = engine
         self.failure: CortexError | None = None
 
@@ -36,13 +43,15 @@ class DemoApp(CortexApp):
             embedder = self._deferred.result().embedder
         except CortexError as exc:
             self.failure = exc
-            self.call_from_thread(self.exit)
+            self.call_from_thread(self.call_later, self.exit_when_mounted)
             return
         self._load_model(embedder)
 
     def _load_model(self, embedder: Embedder) -> None:
         """Now rather than on the first query, which then finds the model loaded (or
         waits for the rest of this load, never for a second one)."""
+        from cortex_tui.embed.factory import Loadable
+
         if not isinstance(embedder, Loadable):
             return
         try:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.config import save_setting
 from cortex_tui.errors import ConfigError
 
 
@@ -68,6 +67,8 @@ def _keymap(raw: Any, path: Path, problems: list[str]) -> dict[str, str]:
 def remember_theme(home: Path, name: str) -> str | None:
     """Persist the theme choice; the reason when it could not be written."""
     try:
+        from cortex_tui.config import save_setting  # pydantic: not before the first frame
+
         save_setting(home, "tui.theme", name)
     except (ConfigError, OSError) as exc:
         return f"could not remember the theme: {exc}"

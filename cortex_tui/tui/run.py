@@ -19,11 +19,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cortex_tui.errors import CortexError
 from cortex_tui.paths import default_home
 
 if TYPE_CHECKING:
     from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.engine.protocol import Engine
 
 MODELS_ENV = "CORTEX_EMBEDDER__MODELS_DIR"
 
@@ -54,23 +54,44 @@ def main(args: list[str]) -> int:
 
 def _run_user(home: Path | None, daemon: bool | None) -> int:
     """Through the local service by default (started when needed), so the TUI can stay
-    open while the agent's hooks keep reading and writing the same store."""
-    from cortex_tui.config import load_settings
-    from cortex_tui.engine.connect import connect_engine
+    open while the agent's hooks keep reading and writing the same store.
 
-    try:
-        settings = load_settings(home)
-        engine = connect_engine(settings, daemon=daemon)
-    except CortexError as exc:
-        print(f"cortex-tui: {exc}", file=sys.stderr)
-        return 1
+    The app is on screen before the engine: starting the service (model load, store
+    open) takes seconds, and the settings alone cost a first frame ~0.1 s of imports.
+    Both happen on a thread behind the first frame (`DeferredEngine`); the app says it
+    is starting, and if it fails, why and the ways out, printed again on exit.
+    """
+    from cortex_tui.engine.deferred import DeferredEngine
+
+    home = (home or default_home()).expanduser()
+    engine = DeferredEngine(lambda: open_user_engine(home, daemon))
     try:
         from cortex_tui.tui.app import CortexApp
 
-        CortexApp(engine, home=settings.home).run()
+        app = CortexApp(engine, home=home, starting=starting_line(home, daemon))
+        app.run()
     finally:
         engine.close()
+    if app.failure is not None:
+        print(f"cortex-tui: {app.failure}", file=sys.stderr)
+        return 1
     return 0
+
+
+def open_user_engine(home: Path, daemon: bool | None) -> Engine:
+    from cortex_tui.config import load_settings
+    from cortex_tui.engine.connect import connect_engine
+
+    return connect_engine(load_settings(home), daemon=daemon)
+
+
+def starting_line(home: Path, daemon: bool | None) -> str:
+    """What the first frame waits for: the service (the default) or the store itself."""
+    from cortex_tui.quick_settings import daemon_on
+
+    if daemon is False or (daemon is None and not daemon_on(home)):
+        return "Opening the store… the panes fill as soon as it is ready."
+    return "Connecting to the local service (started if needed)… the panes fill once it answers."
 
 
 def _run_demo() -> int:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from cortex_tui.models import SIGNAL_NAMES, Explanation, Memory, RecallResult, ScoreBreakdown
+from cortex_tui.models import Explanation, Memory, RecallResult, ScoreBreakdown
+from cortex_tui.signals import SIGNAL_NAMES
 from cortex_tui.tui.bars import bar
 from cortex_tui.tui.colours import signal_variable
 

@@ -9,11 +9,12 @@ file never stops the app: it is skipped and its reason collected for one notific
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -22,59 +23,73 @@ from cortex_tui.tui.colours import DOMAIN_DEFAULTS
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 """`cortex_tui/`: in a wheel the themes sit inside it, in a checkout next to it."""
 
+BASE_COLOURS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "success",
+    "warning",
+    "error",
+)
+"""Textual's base colours; only `primary` is required, the rest are derived."""
+THEME_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+FILE_KEYS = {"name", "dark", "colors", "variables"}
 
-def _colour(value: str) -> str:
+
+class ThemeFileError(ValueError):
+    """A theme file that is not one: `where` it goes wrong, and why."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}")
+
+
+def _colour(where: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ThemeFileError(where, "must be a colour string like '#4e9be6'")
     try:
         Color.parse(value)
     except ColorParseError as exc:
-        raise ValueError(f"{value!r} is not a colour ({exc})") from None
+        raise ThemeFileError(where, f"{value!r} is not a colour ({exc})") from None
     return value
 
 
-class ThemeColors(BaseModel):
-    """Textual's base colours; only `primary` is required, the rest are derived."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    primary: str
-    secondary: str | None = None
-    accent: str | None = None
-    foreground: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    boost: str | None = None
-    success: str | None = None
-    warning: str | None = None
-    error: str | None = None
-
-    @field_validator("*")
-    @classmethod
-    def _is_colour(cls, value: str | None) -> str | None:
-        return None if value is None else _colour(value)
+def _table(where: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ThemeFileError(where, "must be a table")
+    return value
 
 
-class ThemeFile(BaseModel):
-    """One theme file as written on disk."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    dark: bool
-    colors: ThemeColors
-    variables: dict[str, str] = Field(default_factory=dict)
-
-    @field_validator("variables")
-    @classmethod
-    def _domain_colours(cls, variables: dict[str, str]) -> dict[str, str]:
-        for key, value in variables.items():
-            if key in DOMAIN_DEFAULTS:
-                _colour(value)
-        return variables
-
-    def to_theme(self) -> Theme:
-        colors = self.colors.model_dump(exclude_none=True)
-        return Theme(name=self.name, dark=self.dark, variables=self.variables, **colors)
+def theme_from(raw: dict[str, Any]) -> Theme:
+    """A theme file's table as a Textual theme. Checked by hand rather than with a
+    pydantic model: pydantic's import is ~90 ms the app's first frame would wait for."""
+    unknown = sorted(raw.keys() - FILE_KEYS)
+    if unknown:
+        raise ThemeFileError(unknown[0], "is not a theme file key")
+    name = raw.get("name")
+    if not isinstance(name, str) or not THEME_NAME.match(name):
+        raise ThemeFileError("name", "must be lowercase letters, digits and dashes")
+    dark = raw.get("dark")
+    if not isinstance(dark, bool):
+        raise ThemeFileError("dark", "must be true or false")
+    colors = _table("colors", raw.get("colors"))
+    if "primary" not in colors:
+        raise ThemeFileError("colors.primary", "is required")
+    extra = sorted(colors.keys() - set(BASE_COLOURS))
+    if extra:
+        raise ThemeFileError(f"colors.{extra[0]}", f"is not one of {', '.join(BASE_COLOURS)}")
+    base: dict[str, Any] = {key: _colour(f"colors.{key}", value) for key, value in colors.items()}
+    variables = _table("variables", raw.get("variables", {}))
+    for key, value in variables.items():
+        if not isinstance(value, str):
+            raise ThemeFileError(f"variables.{key}", "must be a string")
+        if key in DOMAIN_DEFAULTS:
+            _colour(f"variables.{key}", value)
+    return Theme(name=name, dark=dark, variables=dict(variables), **base)
 
 
 def theme_dirs(home: Path | None) -> list[Path]:
@@ -92,11 +107,9 @@ def load_theme_file(path: Path) -> Theme:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path.name}: {exc}") from None
     try:
-        return ThemeFile.model_validate(raw).to_theme()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "file"
-        raise ValueError(f"{path.name}: {where}: {first['msg']}") from None
+        return theme_from(raw)
+    except ThemeFileError as exc:
+        raise ValueError(f"{path.name}: {exc}") from None
 
 
 def load_themes(dirs: Iterable[Path]) -> tuple[list[Theme], list[str]]:

@@ -12,7 +12,7 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     run = cli(
         "bench", "--json", "--sizes", "300", "--queries", "5", "--hook-runs", "0",
         "--import-count", "40", "--embedder", "onnx", "--sync-lines", "0", "--sync-saves", "0",
-        "--load-sessions", "0", "--views", "200",
+        "--load-sessions", "0", "--views", "200", "--first-frame-runs", "1",
     )  # fmt: skip
     assert run.code == 0, run.err
     report = json.loads(run.out)
@@ -32,6 +32,9 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     assert views["memories"] == 200
     for pane in ("map", "words", "timeline", "health"):
         assert views[pane]["first_ms"] > 0 and views[pane]["again_ms"] > 0
+    for start in ("demo", "empty_store_no_service"):
+        timed = report["first_frame"][start]
+        assert timed["ready_median_s"] > timed["first_frame_median_s"] > 0
 
 
 def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: Cli) -> None:
@@ -39,7 +42,7 @@ def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: C
         "bench", "--json", "--sizes", "20", "--queries", "2", "--hook-runs", "2",
         "--import-count", "5", "--embedder", "hashing", "--sync-lines", "80",
         "--sync-saves", "3", "--load-sessions", "2", "--load-turns", "1",
-        "--load-think-ms", "10", "--views", "",
+        "--load-think-ms", "10", "--views", "", "--first-frame-runs", "0",
         env={"CORTEX_LIMITS__CONTENT_CHARS": "2000", "CORTEX_LIMITS__CAPTURE_CHARS": "4000"},
     )  # fmt: skip
     assert run.code == 0, run.err
@@ -49,6 +52,9 @@ def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: C
         assert hooks[measured]["runs"] == hooks[f"{measured}_cpu"]["runs"] == 2
         assert hooks[f"{measured}_cpu"]["p50_ms"] > 0
     assert hooks["pre_hook_process"]["p50_ms"] > 0 and hooks["pre_service_call"]["runs"] == 2
+    ratio = hooks["pre_hook_process"]["p50_ms"] / hooks["interpreter_start"]["p50_ms"]
+    assert hooks["pre_hook_to_interpreter"] == round(ratio, 2)
+    assert "first_frame" not in report
     synced = report["sync"]
     assert synced["import"]["lines"] == synced["import"]["statements"] == 80
     assert synced["import"]["lines_per_second"] > 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -12,22 +14,34 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.open import open_engine
 from cortex_tui.tui import run
 from cortex_tui.tui.bench import PseudoTerminal
-from cortex_tui.tui.run import demo_parent, main, open_demo_engine, parse
+from cortex_tui.tui.run import MODELS_ENV, demo_parent, open_demo_engine, parse
 
 
-def test_a_locked_store_is_a_one_line_error(
-    tmp_path: Path, hashing_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+def test_a_store_that_cannot_open_is_named_in_the_app_and_in_one_line_on_exit(
+    tmp_path: Path, hashing_embedder: Embedder
 ) -> None:
+    """`cortex-tui` on a store another process owns: the app's first frame comes anyway,
+    every pane says the store could not be opened and why; ctrl+q leaves with exit 1 and
+    the reason as one line, no traceback."""
     home = tmp_path / "home"
     owner = open_engine(load_settings(home), embedder=hashing_embedder)
+    command = [sys.executable, "-m", "cortex_tui", "--tui", "--home", str(home), "--no-daemon"]
+    terminal = PseudoTerminal(command, env={MODELS_ENV: os.environ[MODELS_ENV]})
     try:
-        code = main(["--home", str(home)])
+        terminal.wait_for(b"could not be opened")
+        terminal.wait_for(b"in use by another")
+        start = len(terminal.output)
     finally:
+        terminal.close()
         owner.close()
-    err = capsys.readouterr().err
-    assert code == 1
-    assert err.startswith("cortex-tui: ") and "already open" in err
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert terminal.child.returncode == 1
+    # What is left once the app has given the terminal back, escape sequences removed.
+    after = re.sub(
+        r"\x1b\[[0-9;?<]*[a-zA-Z]", "", terminal.output[start:].decode("utf-8", "replace")
+    )
+    (line,) = re.findall(r"cortex-tui: [^\r\n]*", after)
+    assert "in use by another process" in line
+    assert "Traceback" not in terminal.output.decode(errors="replace")
 
 
 def test_demo_flag_is_parsed() -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.models import PRIOR_NAMES, Memory, RecallResult, ScoreBreakdown, SignalScore
+from cortex_tui.models import Memory, RecallResult, ScoreBreakdown, SignalScore
+from cortex_tui.signals import PRIOR_NAMES
 from cortex_tui.tui.bars import bar
 from cortex_tui.tui.compare import compare
 from cortex_tui.tui.formatting import age, ago, one_line
@@ -123,3 +124,13 @@ def test_broken_config_gives_defaults_and_one_reason(tmp_path: Path) -> None:
     prefs = load_preferences(tmp_path)
     assert prefs.theme is None and prefs.keymap == {}
     assert len(prefs.problems) == 1
+
+
+def test_each_registry_entry_names_its_pane_as_the_pane_names_itself() -> None:
+    from cortex_tui.tui.registry import PANES
+
+    for entry in PANES:
+        pane = entry.load()
+        assert (pane.pane_id, pane.key, pane.title) == (entry.pane_id, entry.key, entry.title)
+        assert pane.purpose.startswith(entry.title)
+    assert len({entry.key for entry in PANES}) == len(PANES)

@@ -8,15 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cortex_tui.config import MAX_PRIOR_WEIGHT, RecallConfig, RecallWeights
-from cortex_tui.models import (
-    PRIOR_NAMES,
-    SIGNAL_NAMES,
-    ConflictStatus,
-    Memory,
-    MemoryType,
-    Scope,
-    ScoreBreakdown,
-)
+from cortex_tui.models import ConflictStatus, Memory, MemoryType, Scope, ScoreBreakdown
 from cortex_tui.recall.fusion import Relevance
 from cortex_tui.recall.scoring import (
     Evidence,
@@ -28,6 +20,7 @@ from cortex_tui.recall.scoring import (
     score,
     tag_affinity,
 )
+from cortex_tui.signals import PRIOR_NAMES, SIGNAL_NAMES
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 

@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cortex_tui.config import MAX_PRIOR_WEIGHT, RecallConfig, RecallWeights
-from cortex_tui.models import PRIOR_NAMES, ConflictStatus, Memory, MemoryType, Scope
+from cortex_tui.models import ConflictStatus, Memory, MemoryType, Scope
 from cortex_tui.recall.fusion import Relevance
 from cortex_tui.recall.scoring import Evidence, Score, breakdown, query_context, score
+from cortex_tui.signals import PRIOR_NAMES
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 CONFIG = RecallConfig()

@@ -9,7 +9,7 @@ Panes talk to each other only through the messages below, which the app routes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual.containers import Vertical
 from textual.message import Message
@@ -17,8 +17,11 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import Worker, get_current_worker
 
-from cortex_tui.engine.protocol import Engine
+from cortex_tui.engine.deferred import DeferredEngine
 from cortex_tui.errors import CortexError, StoreDamagedError
+
+if TYPE_CHECKING:
+    from cortex_tui.engine.protocol import Engine
 
 T = TypeVar("T")
 W = TypeVar("W", bound=Widget)
@@ -61,11 +64,16 @@ class StoreChanged(Message):
 
 
 class Pane(Vertical):
-    """One mode of the app. Subclasses set `pane_id`, `title` and `key` (a number key)."""
+    """One mode of the app. Subclasses set `pane_id`, `title` and `key` (a number key),
+    and `purpose`: what the pane shows once there is memory (the first-run guide that
+    stands in for it on an empty store says so)."""
 
     pane_id: ClassVar[str]
     title: ClassVar[str]
     key: ClassVar[str]
+    purpose: ClassVar[str]
+    useful_when_empty: ClassVar[bool] = False
+    """True for a pane with something to say on an empty store (Health): no guide."""
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(id=self.pane_id, classes="pane")
@@ -104,19 +112,23 @@ class Pane(Vertical):
         def job() -> None:
             try:
                 result = call()
-            except StoreDamagedError as exc:  # stays up: every pane is affected, not this call
-                self.app.call_from_thread(
-                    self.notify, str(exc), severity="error", title="store damaged", timeout=600
-                )
-                return
-            except CortexError as exc:
-                self.app.call_from_thread(self.notify, str(exc), severity="error", title=name)
-                return
             except Exception as exc:
-                message = f"{type(exc).__name__}: {exc}"
-                self.app.call_from_thread(self.notify, message, severity="error", title=name)
+                # Cancelled: a newer call replaced this one, or the app is closing (an
+                # engine still opening gives up then): nobody to tell.
+                if not get_current_worker().is_cancelled:
+                    self.app.call_from_thread(self._report, exc, name)
                 return
             if not get_current_worker().is_cancelled:
                 self.app.call_from_thread(done, result)
 
         return self.run_worker(job, name=name, group=name, thread=True, exclusive=exclusive)
+
+    def _report(self, exc: Exception, name: str) -> None:
+        if isinstance(self.engine, DeferredEngine) and self.engine.failure() is exc:
+            return  # why the engine could not be opened covers every pane already
+        if isinstance(exc, StoreDamagedError):  # stays up: every pane is affected
+            self.notify(str(exc), severity="error", title="store damaged", timeout=600)
+        elif isinstance(exc, CortexError):
+            self.notify(str(exc), severity="error", title=name)
+        else:
+            self.notify(f"{type(exc).__name__}: {exc}", severity="error", title=name)

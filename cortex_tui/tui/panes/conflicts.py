@@ -97,6 +97,7 @@ class ConflictsPane(Pane):
     pane_id = "conflicts"
     title = "Conflicts"
     key = "2"
+    purpose = "Conflicts gathers memories that contradict each other, for you to settle."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("k", "keep", "Keep this", id="conflicts.keep"),

@@ -80,6 +80,7 @@ class GraphPane(Pane):
     pane_id = "graph"
     title = "Graph"
     key = "4"
+    purpose = "Graph links the people, projects and tools your memories mention."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="graph.search"),

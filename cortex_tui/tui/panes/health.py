@@ -132,6 +132,8 @@ class HealthPane(Pane):
     pane_id = "health"
     title = "Health"
     key = "0"
+    purpose = "Health shows whether memory is being kept, and what to do when it is not."
+    useful_when_empty = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "reload", "Refresh", id="health.reload"),

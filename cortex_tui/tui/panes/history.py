@@ -118,6 +118,7 @@ class HistoryPane(Pane):
     pane_id = "history"
     title = "History"
     key = "3"
+    purpose = "History shows how a fact changed: each version it replaced, and why."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "restore", "Restore version", id="history.restore"),

@@ -147,6 +147,7 @@ class MapPane(Pane):
     pane_id = "map"
     title = "Map"
     key = "7"
+    purpose = "Map places every memory by meaning: near points say similar things."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_query", "Query", id="map.focus_query"),

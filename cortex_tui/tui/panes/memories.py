@@ -146,6 +146,7 @@ class MemoriesPane(Pane):
     pane_id = "memories"
     title = "Memories"
     key = "5"
+    purpose = "Memories lists everything kept, to filter, edit and forget."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit", id="memories.edit"),

@@ -67,6 +67,7 @@ class RecallPane(Pane):
     pane_id = "recall"
     title = "Recall"
     key = "1"
+    purpose = "Recall ranks what your agent would be given for a query, and shows why."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_query", "Query", id="recall.focus_query"),

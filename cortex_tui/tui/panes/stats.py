@@ -103,6 +103,7 @@ class StatsPane(Pane):
     pane_id = "stats"
     title = "Stats"
     key = "6"
+    purpose = "Stats counts memories by type, scope and project, and per day."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "cycle_timeline", "Timeline span", id="stats.timeline"),

@@ -87,6 +87,7 @@ class TimelinePane(Pane):
     title = "Days"
     """Short: ten tabs fit in 100 columns."""
     key = "9"
+    purpose = "Days shows when memories were made, superseded and captured."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "cycle_span", "Span", id="timeline.span"),

@@ -60,6 +60,7 @@ class WordsPane(Pane):
     pane_id = "words"
     title = "Words"
     key = "8"
+    purpose = "Words shows what your memories talk about most."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "cycle_project", "Project", id="words.project"),

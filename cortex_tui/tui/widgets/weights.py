@@ -18,7 +18,7 @@ from textual.validation import Number
 from textual.widgets import Button, Input, Label, Static
 
 from cortex_tui.config import MAX_PRIOR_WEIGHT, RecallWeights
-from cortex_tui.models import PRIOR_NAMES
+from cortex_tui.signals import PRIOR_NAMES
 from cortex_tui.tui.colours import signal_variable
 from cortex_tui.tui.scoring import signal_label
 
