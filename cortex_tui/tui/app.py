@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from cortex_tui.engine.deferred import DeferredEngine, OpeningAbandoned
 from cortex_tui.errors import CortexError
@@ -228,7 +229,9 @@ class CortexApp(App[None]):
     # --- the store as a whole: opening, failed, empty, ready ---------------------------
 
     def _probe_store(self) -> None:
-        self.run_worker(self._probe, name="store-state", group="store-state", thread=True)
+        self.run_worker(
+            self._probe, name="store-state", group="store-state", thread=True, exclusive=True
+        )
 
     def _probe(self) -> None:
         """Off the UI thread: wait for an engine still opening, then count memories."""
@@ -243,7 +246,8 @@ class CortexApp(App[None]):
             vitals: Vitals | None = self.engine.vitals()
         except Exception:
             vitals = None
-        self.call_from_thread(self._store_seen, vitals)
+        if not get_current_worker().is_cancelled:  # else a newer probe answers
+            self.call_from_thread(self._store_seen, vitals)
 
     def _failed(self, failure: BaseException) -> None:
         self.failure = failure if isinstance(failure, CortexError) else CortexError(str(failure))

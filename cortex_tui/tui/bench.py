@@ -94,11 +94,17 @@ class PseudoTerminal:
 
     def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
         """`command` in the terminal, in this environment without its `CORTEX_`
-        variables (a user's shell has none) plus `env`."""
+        variables (a user's shell has none) plus `env`. `COLUMNS` and `LINES` go too
+        (pytest sets 80 x 24): the terminal's own size is the one to use."""
         columns, rows = PAINT_SIZE
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")} | (env or {})
+        inherited = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("CORTEX_") and k not in ("COLUMNS", "LINES")
+        }
+        env = inherited | (env or {})
         env["TERM"] = "xterm-256color"
         self.child = subprocess.Popen(
             command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True

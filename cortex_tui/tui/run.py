@@ -64,11 +64,14 @@ def _run_user(home: Path | None, daemon: bool | None) -> int:
     from cortex_tui.engine.deferred import DeferredEngine
 
     home = (home or default_home()).expanduser()
+    through_service = uses_service(home, daemon)
+    if through_service:
+        start_service_now(home)
     engine = DeferredEngine(lambda: open_user_engine(home, daemon))
     try:
         from cortex_tui.tui.app import CortexApp
 
-        app = CortexApp(engine, home=home, starting=starting_line(home, daemon))
+        app = CortexApp(engine, home=home, starting=starting_line(through_service))
         app.run()
     finally:
         engine.close()
@@ -85,13 +88,31 @@ def open_user_engine(home: Path, daemon: bool | None) -> Engine:
     return connect_engine(load_settings(home), daemon=daemon)
 
 
-def starting_line(home: Path, daemon: bool | None) -> str:
-    """What the first frame waits for: the service (the default) or the store itself."""
+def uses_service(home: Path, daemon: bool | None) -> bool:
+    """`--no-daemon`, else `CORTEX_DAEMON` or config.toml (read without pydantic)."""
     from cortex_tui.quick_settings import daemon_on
 
-    if daemon is False or (daemon is None and not daemon_on(home)):
-        return "Opening the store… the panes fill as soon as it is ready."
-    return "Connecting to the local service (started if needed)… the panes fill once it answers."
+    return daemon is True or (daemon is None and daemon_on(home))
+
+
+def start_service_now(home: Path) -> None:
+    """Spawn the service unless it runs (or refused to start a moment ago: the engine's
+    opening then says why), without waiting: it loads its model and store while the app
+    starts, and the engine's opening finds it on its way. ~10 ms before the first frame
+    for 0.4 s less to wait after it."""
+    from cortex_tui.engine import service_link
+
+    if service_link.start_refusal(home) is None:
+        service_link.start(home, wait=0.0)
+
+
+def starting_line(through_service: bool) -> str:
+    """What the first frame waits for: the service (the default) or the store itself."""
+    if through_service:
+        return (
+            "Connecting to the local service (started if needed)… the panes fill once it answers."
+        )
+    return "Opening the store… the panes fill as soon as it is ready."
 
 
 def _run_demo() -> int:

@@ -8,6 +8,7 @@ terminal size and no timings on screen. Running it twice gives identical files.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -18,7 +19,7 @@ from cortex_tui.demo.loader import demo_now, load_demo
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.tui.app import CortexApp
-from cortex_tui.tui.scenes import Scene, scenes
+from cortex_tui.tui.scenes import SIZE, Scene, scenes, settle
 
 OUT = Path(__file__).resolve().parents[2] / "screenshots"
 
@@ -39,6 +40,35 @@ async def shoot(scene: Scene, engine: LocalEngine, home: Path) -> str:
         return app.export_screenshot(title=f"cortex-tui · {scene.name}")
 
 
+async def shoot_first_run(engine: LocalEngine, home: Path) -> str:
+    """The Recall pane of an empty store: the first-run guide."""
+    app = CortexApp(engine, home=home, stable=True)
+    app.animation_level = "none"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        return app.export_screenshot(title="cortex-tui · first run")
+
+
+def first_run(out: Path) -> None:
+    """On a new, empty store whose home is the one commands find by themselves, as a new
+    user's is (no `--home` in the guide's commands)."""
+    with tempfile.TemporaryDirectory(prefix="cortex-shots-empty-") as folder:
+        home = Path(folder)
+        previous = os.environ.get("CORTEX_HOME")
+        os.environ["CORTEX_HOME"] = folder
+        engine = open_engine(load_settings(home), clock=frozen_clock(demo_now()))
+        try:
+            svg = asyncio.run(shoot_first_run(engine, home))
+        finally:
+            engine.close()
+            if previous is None:
+                os.environ.pop("CORTEX_HOME")
+            else:
+                os.environ["CORTEX_HOME"] = previous
+    (out / "first-run.svg").write_text(svg, encoding="utf-8")
+    print("screenshots/first-run.svg")
+
+
 def main(out: Path = OUT) -> int:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="cortex-shots-") as folder:
@@ -54,6 +84,7 @@ def main(out: Path = OUT) -> int:
                 print(f"screenshots/{scene.name}.svg")
         finally:
             engine.close()
+    first_run(out)
     return 0
 
 
