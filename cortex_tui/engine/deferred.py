@@ -23,6 +23,7 @@ class Closable(Protocol):
 
 
 E = TypeVar("E", bound=Closable)
+"""The engine opened: a `LocalEngine` (the demo), or any `Engine` (`cortex-tui`)."""
 
 
 class OpeningAbandoned(Exception):
@@ -30,9 +31,6 @@ class OpeningAbandoned(Exception):
 
     def __init__(self) -> None:
         super().__init__("the engine was still opening when the app closed")
-
-
-"""The engine opened: a `LocalEngine` (the demo), or any `Engine` (`cortex-tui`)."""
 
 
 class DeferredEngine(Generic[E]):
@@ -89,20 +87,21 @@ class DeferredEngine(Generic[E]):
 
     def abandon(self) -> None:
         """Let every caller waiting for the opening go (`OpeningAbandoned`); the opening
-        itself goes on, and `close` closes what it opens."""
+        itself goes on."""
         self._woken.set()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.result(), name)
 
-    def close(self) -> None:
-        """Close the engine if it was opened. An opening under way is waited for,
-        unless it was abandoned: then the engine is closed whenever it arrives."""
+    def close(self, *, wait: bool = True) -> None:
+        """Close the engine if it was opened. An opening under way is waited for; with
+        `wait=False` (a service that may take its time to start, which nothing needs
+        once the app has closed) the engine is closed whenever it arrives instead."""
         with self._lock:
             started = self._started
         if not started:
             return
-        if not self._future.done() and self._woken.is_set():
+        if not wait and not self._future.done():
             self._future.add_done_callback(_close_opened)
             return
         if self._future.exception() is None:

@@ -74,7 +74,7 @@ def _run_user(home: Path | None, daemon: bool | None) -> int:
         app = CortexApp(engine, home=home, starting=starting_line(through_service))
         app.run()
     finally:
-        engine.close()
+        engine.close(wait=False)
     if app.failure is not None:
         print(f"cortex-tui: {app.failure}", file=sys.stderr)
         return 1
@@ -101,9 +101,13 @@ def start_service_now(home: Path) -> None:
     starts, and the engine's opening finds it on its way. ~10 ms before the first frame
     for 0.4 s less to wait after it."""
     from cortex_tui.engine import service_link
+    from cortex_tui.errors import CortexError
 
-    if service_link.start_refusal(home) is None:
-        service_link.start(home, wait=0.0)
+    try:
+        if service_link.start_refusal(home) is None:
+            service_link.start(home, wait=0.0)
+    except (OSError, CortexError):
+        pass  # the engine's opening starts it again, and says why it cannot
 
 
 def starting_line(through_service: bool) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cortex_tui.embed.base import Embedder
-from cortex_tui.engine.deferred import DeferredEngine
+from cortex_tui.engine.deferred import DeferredEngine, OpeningAbandoned
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.errors import StoreError
 from cortex_tui.models import MemoryDraft
@@ -60,3 +60,35 @@ def test_closing_an_engine_never_used_opens_nothing() -> None:
         raise AssertionError("opened")
 
     DeferredEngine(opener).close()
+
+
+def test_an_abandoned_wait_lets_callers_go_and_the_engine_is_closed_when_it_arrives(
+    tmp_path: Path, hashing_embedder: Embedder
+) -> None:
+    """An app closing while its service still starts: its waiting workers give up now,
+    and the engine opened later is closed, never left holding the store."""
+    release = threading.Event()
+
+    def opener() -> LocalEngine:
+        release.wait()
+        return make_engine(tmp_path / "home", hashing_embedder)
+
+    deferred = DeferredEngine(opener)
+    deferred.start()
+    with ThreadPoolExecutor(1) as pool:
+        # Not `deferred.stats`: looking the attribute up is what waits for the opening.
+        waiting = pool.submit(lambda: deferred.stats())  # noqa: PLW0108
+        deferred.abandon()
+        with pytest.raises(OpeningAbandoned):
+            waiting.result(timeout=5)
+    assert isinstance(deferred.wait(), OpeningAbandoned)
+    deferred.close(wait=False)  # returns at once
+    release.set()
+    for _ in range(100):  # closed on the opener's thread once it is done
+        try:
+            make_engine(tmp_path / "home", hashing_embedder).close()
+            break
+        except StoreError:
+            threading.Event().wait(0.05)
+    else:
+        raise AssertionError("the store was never released")

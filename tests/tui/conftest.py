@@ -57,6 +57,14 @@ def demo_engine(tui_home: Path, hashing_embedder: Embedder) -> Iterator[LocalEng
 
 
 @pytest.fixture
+def empty_engine(tui_home: Path, hashing_embedder: Embedder) -> Iterator[LocalEngine]:
+    """A new store with nothing in it: what a first run opens."""
+    engine = open_engine(load_settings(tui_home), embedder=hashing_embedder)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
 def onnx_demo_engine(tui_home: Path, onnx_embedder: Embedder) -> Iterator[LocalEngine]:
     """The demo data with the real embedded model, for tests about what recall ranks."""
     engine = open_demo_engine(tui_home, onnx_embedder)

@@ -4,17 +4,15 @@ engine that cannot be opened — on a real store, through the app's Pilot."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from textual.widgets import OptionList, Static
 
-from cortex_tui.config import load_settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.deferred import DeferredEngine
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.open import open_engine
 from cortex_tui.errors import ServiceUnreachableError
 from cortex_tui.models import MemoryDraft
 from cortex_tui.overview.models import HookFigures, Vitals
@@ -31,13 +29,6 @@ from .helpers import ask, plain
 
 pytestmark = pytest.mark.anyio
 SIZE = (120, 36)
-
-
-@pytest.fixture
-def empty_engine(tui_home: Path, hashing_embedder: Embedder) -> Iterator[LocalEngine]:
-    engine = open_engine(load_settings(tui_home), embedder=hashing_embedder)
-    yield engine
-    engine.close()
 
 
 def _top_result(app: CortexApp) -> str:

@@ -8,30 +8,19 @@ Update after an intended change with
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 
-from cortex_tui.config import load_settings
-from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.deferred import DeferredEngine
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.open import open_engine
 from cortex_tui.errors import ServiceUnreachableError
 from cortex_tui.tui.app import CortexApp
 from cortex_tui.tui.scenes import settle, show_pane
 
 SIZE = (120, 36)
-
-
-@pytest.fixture
-def empty_engine(tui_home: Path, hashing_embedder: Embedder) -> Iterator[LocalEngine]:
-    engine = open_engine(load_settings(tui_home), embedder=hashing_embedder)
-    yield engine
-    engine.close()
 
 
 @pytest.mark.parametrize("key", ["1", "7", "0"], ids=["recall", "map", "health"])
