@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from cortex_tui.engine.deferred import DeferredEngine
+from cortex_tui.engine.deferred import DeferredEngine, OpeningAbandoned
 from cortex_tui.errors import CortexError
 from cortex_tui.tui.app import CortexApp
 
@@ -32,7 +32,6 @@ class DemoApp(CortexApp):
             starting="Building the demo store… the panes fill as soon as it is ready.",
         )
         self._deferred = engine
-        self.failure: CortexError | None = None
 
     async def on_ready(self) -> None:
         """The first frame is on screen (Textual then runs `CortexApp.on_ready` too)."""
@@ -41,6 +40,8 @@ class DemoApp(CortexApp):
     def _open_demo(self) -> None:
         try:
             embedder = self._deferred.result().embedder
+        except OpeningAbandoned:
+            return  # quit while the store was still being built
         except CortexError as exc:
             self.failure = exc
             self.call_from_thread(self.call_later, self.exit_when_mounted)
