@@ -126,14 +126,17 @@ def call_raw(
 
 
 def _response(sock: _socket.socket) -> tuple[int, bytes]:
-    """The status and body of the one response on `sock` (read to its end: the request
-    asked the service to close). ValueError when it is not a whole HTTP response."""
-    chunks = []
-    while data := sock.recv(65536):
-        chunks.append(data)
-    head, blank, rest = b"".join(chunks).partition(b"\r\n\r\n")
-    if not blank:
-        raise ValueError("the answer ended before its headers did")
+    """The status and body of the one response on `sock`, returned as soon as its body
+    is whole: the service closes the connection only after the request's background
+    tasks (a pre hook's read counts, several ms), which no caller waits for. ValueError
+    when it is not a whole HTTP response."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ValueError("the answer ended before its headers did")
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
     status_line, *header_lines = head.split(b"\r\n")
     status = int(status_line.split()[1])
     headers = {}
@@ -141,26 +144,46 @@ def _response(sock: _socket.socket) -> tuple[int, bytes]:
         name, _, value = line.partition(b":")
         headers[name.strip().lower()] = value.strip()
     if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
-        return status, _dechunked(rest)
+        return status, _dechunked(rest, sock)
     length = headers.get(b"content-length")
-    if length is not None:
-        if len(rest) < int(length):
+    if length is None:
+        return status, rest + _rest_of(sock)
+    while len(rest) < int(length):
+        chunk = sock.recv(65536)
+        if not chunk:
             raise ValueError("the answer ended before its body did")
-        return status, rest[: int(length)]
-    return status, rest
+        rest += chunk
+    return status, rest[: int(length)]
 
 
-def _dechunked(data: bytes) -> bytes:
+def _rest_of(sock: _socket.socket) -> bytes:
+    chunks = []
+    while data := sock.recv(65536):
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def _dechunked(data: bytes, sock: _socket.socket) -> bytes:
+    """A chunked body, read from `sock` up to its last (empty) chunk."""
     body: list[bytes] = []
     while True:
+        while b"\r\n" not in data:
+            data += _more(sock, "the answer ended inside a chunk")
         size_line, _, data = data.partition(b"\r\n")
         size = int(size_line.split(b";")[0], 16)
         if size == 0:
             return b"".join(body)
-        if len(data) < size:
-            raise ValueError("the answer ended inside a chunk")
+        while len(data) < size + 2:
+            data += _more(sock, "the answer ended inside a chunk")
         body.append(data[:size])
         data = data[size + 2 :]
+
+
+def _more(sock: _socket.socket, problem: str) -> bytes:
+    chunk = sock.recv(65536)
+    if not chunk:
+        raise ValueError(problem)
+    return chunk
 
 
 def status(home: StrPath, timeout: float = 1.0) -> dict[str, Any] | None:

@@ -174,14 +174,14 @@ def period_prior(memory: Memory, period: Period | None) -> float:
 class Score:
     """A candidate's score as plain floats: cheap enough to compute for every candidate.
 
-    Only the results a caller receives are turned into a validated `ScoreBreakdown`.
+    Only the results a caller receives are turned into a validated `ScoreBreakdown`,
+    and only they need each prior's share of the score (`prior_contributions`).
     """
 
     relevance: float
     raw: dict[str, float]
     weights: dict[str, float]
     factors: dict[str, float]
-    contributions: dict[str, float]
     adjusted: float
     supersession_penalty: float
     conflict_penalty: float
@@ -241,13 +241,11 @@ def score(
     relevance = max(0.0, min(1.0, evidence.relevance.value))
     raw = prior_signals(memory, evidence, ctx, config, multipliers or Multipliers.of(config))
     factors = {name: 1.0 + weights[name] * raw[name] for name in PRIOR_NAMES}
-    contributions = prior_contributions(relevance, factors)
     return Score(
         relevance=relevance,
         raw=raw,
         weights=weights,
         factors=factors,
-        contributions=contributions,
         adjusted=relevance * math.prod(factors.values()),
         supersession_penalty=config.supersession_penalty if successor_present else 1.0,
         conflict_penalty=(
@@ -263,12 +261,13 @@ def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
     signals = {
         "relevance": SignalScore(raw=result.relevance, weight=1.0, contribution=result.relevance)
     }
+    contributions = prior_contributions(result.relevance, result.factors)
     for name in PRIOR_NAMES:
         signals[name] = SignalScore(
             raw=result.raw[name],
             weight=result.weights[name],
             factor=result.factors[name],
-            contribution=result.contributions[name],
+            contribution=contributions[name],
         )
     fused = evidence.relevance
     return ScoreBreakdown(

@@ -100,12 +100,19 @@ class PointData:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
+    id: str
+    """The point's id: a memory's own id (`is_point_id`), so ids need no payload read."""
     payload: Payload
     score: float
 
 
+IDS_ONLY: tuple[str, ...] = ()
+"""`fields` of a search that reads no payload: reading even the `id` field costs
+0.5 ms per 50 points (payloads are on disk), five times the search at 1k memories."""
+
+
 def _best_then_id(hit: Hit) -> tuple[float, str]:
-    return -hit.score, str(hit.payload.get("id", ""))
+    return -hit.score, hit.id
 
 
 def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, location: str) -> None:
@@ -235,7 +242,8 @@ class QdrantStore(ABC, Generic[C]):
         limit: int,
         fields: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """The `limit` nearest points with their payloads (all fields, or only `fields`)."""
+        """The `limit` nearest points with their payloads (all fields, only `fields`, or
+        none: `IDS_ONLY`)."""
 
     @abstractmethod
     def _scroll(
@@ -426,8 +434,8 @@ class QdrantStore(ABC, Generic[C]):
         if context and not self._context:
             return []
         using, dense, cond = CONTEXT if context else DENSE, _floats(vector), self._cond(flt)
-        hits = self._search_settled(using, dense, cond, limit, fields=("id",))
-        return [(str(h.payload["id"]), h.score) for h in hits]
+        hits = self._search_settled(using, dense, cond, limit, fields=IDS_ONLY)
+        return [(h.id, h.score) for h in hits]
 
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         query = encode_query(text)
@@ -441,8 +449,22 @@ class QdrantStore(ABC, Generic[C]):
         if not query[0] or not wanted:
             return {}
         cond = self._cond(MemoryFilter(ids=wanted, current_only=False, statuses=None))
-        hits = self._search(Collection.MEMORIES, LEXICAL, query, cond, len(wanted), ("id",))
-        return {str(h.payload["id"]): h.score for h in hits}
+        hits = self._search(Collection.MEMORIES, LEXICAL, query, cond, len(wanted), IDS_ONLY)
+        return {h.id: h.score for h in hits}
+
+    def cosines(
+        self, vector: Vector, ids: Sequence[str], *, context: bool = False
+    ) -> dict[str, float]:
+        require_vectors(1, [vector], self._meta.dimension, "query")
+        wanted = list(dict.fromkeys(ids))
+        if not wanted or (context and not self._context):
+            return {}
+        cond = self._cond(MemoryFilter(ids=wanted, current_only=False, statuses=None))
+        using = CONTEXT if context else DENSE
+        hits = self._search(
+            Collection.MEMORIES, using, _floats(vector), cond, len(wanted), IDS_ONLY
+        )
+        return {h.id: h.score for h in hits}
 
     def _search_settled(
         self,
@@ -478,16 +500,20 @@ class QdrantStore(ABC, Generic[C]):
         boundary = hits[limit - 1].score
         fetch = limit + TIE_MARGIN
         while True:
-            light = self._search(Collection.MEMORIES, using, vector, cond, fetch, ("id",))
+            light = self._search(Collection.MEMORIES, using, vector, cond, fetch, IDS_ONLY)
             if len(light) < fetch or light[-1].score < boundary or fetch >= limit * TIE_REACH:
                 break
             fetch = min(fetch * 2, limit * TIE_REACH)
         chosen = sorted(light, key=_best_then_id)[:limit]
-        known = {str(h.payload["id"]): h for h in hits}
-        score = {str(h.payload["id"]): h.score for h in chosen}
+        known = {h.id: h for h in hits}
+        score = {h.id: h.score for h in chosen}
         missing = [memory_id for memory_id in score if memory_id not in known]
-        for payload in self._retrieve(Collection.MEMORIES, missing, fields):
-            known[str(payload["id"])] = Hit(payload, score[str(payload["id"])])
+        if fields == IDS_ONLY:
+            known.update((memory_id, Hit(memory_id, {}, score[memory_id])) for memory_id in missing)
+        else:
+            for payload in self._retrieve(Collection.MEMORIES, missing, fields):
+                memory_id = str(payload["id"])
+                known[memory_id] = Hit(memory_id, payload, score[memory_id])
         return [known[memory_id] for memory_id in score if memory_id in known]
 
     def scroll_memories(

@@ -246,6 +246,14 @@ class Store(Protocol):
         with the text are absent."""
         ...
 
+    def cosines(
+        self, vector: Vector, ids: Sequence[str], *, context: bool = False
+    ) -> dict[str, float]:
+        """Cosines of the query with the named memories' own (or context) vectors,
+        computed where the vectors are: ids and scores only. Memories without such a
+        vector are absent."""
+        ...
+
     def scroll_memories(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
     ) -> tuple[list[Memory], str | None]:

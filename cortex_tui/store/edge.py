@@ -361,10 +361,10 @@ class EdgeStore(QdrantStore[EdgeCondition]):
             limit=limit,
             query=qe.Query.Nearest(named, using=using),
             filter=_filter(cond),
-            with_payload=list(fields) if fields else True,
+            with_payload=True if fields is None else (list(fields) or False),
             with_vector=False,
         )
-        return [Hit(p.payload or {}, p.score) for p in self._shards[coll].query(request)]
+        return [Hit(str(p.id), p.payload or {}, p.score) for p in self._shards[coll].query(request)]
 
     @_reads
     def _scroll(

@@ -246,9 +246,9 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
             using=using,
             query_filter=_filter(cond),
             limit=limit,
-            with_payload=list(fields) if fields else True,
+            with_payload=True if fields is None else (list(fields) or False),
         )
-        return [Hit(p.payload or {}, p.score) for p in response.points]
+        return [Hit(str(p.id), p.payload or {}, p.score) for p in response.points]
 
     def _scroll(
         self,

@@ -38,6 +38,24 @@ def test_context_vectors_are_a_search_of_their_own(store: Store) -> None:
     assert store.get_vectors([answer.id])[answer.id] == pytest.approx(own, abs=1e-6)
 
 
+def test_cosines_are_computed_where_the_vectors_are(store: Store) -> None:
+    answer = make_memory("Yes, the blue one", session_id="s", turn=1)
+    alone = make_memory("The wiki moved to Notion")
+    own, context, other = unit_vectors(3, seed=8)
+    store.upsert_memories(
+        [answer, alone], [own, other], [IndexContext("Which kayak?", context, 0.5), None]
+    )
+    named = [answer.id, alone.id, make_memory("never stored").id]
+    cosines = store.cosines(context, named)
+    assert set(cosines) == {answer.id, alone.id}  # an unknown id is absent
+    for memory_id, stored in store.get_vectors(named).items():
+        expected = sum(a * b for a, b in zip(stored, context, strict=True))
+        assert cosines[memory_id] == pytest.approx(expected, abs=1e-5)
+    # Context cosines only for memories with a context vector.
+    assert store.cosines(context, named, context=True) == pytest.approx({answer.id: 1.0}, abs=1e-5)
+    assert store.cosines(context, []) == {}
+
+
 def test_previous_turn_words_count_at_their_weight(store: Store) -> None:
     said = make_memory("I bought a kayak and paddled the lake")
     answer = make_memory("Yes and I paddled the lake twice", session_id="s", turn=1)

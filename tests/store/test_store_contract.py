@@ -318,6 +318,8 @@ def test_searches_settle_ties_at_the_cut_by_id(store: Store) -> None:
     assert lexical[0] == better.id  # tf 2 scores higher: ties only order equal scores
     assert lexical[1:] == sorted(m.id for m in tied)[:9]
     assert _ids(store.search_dense(same_vector, MemoryFilter(), 10)) == smallest[:10]
+    # Ids alone (no payload read) settle the same way.
+    assert [i for i, _ in store.search_ids(same_vector, MemoryFilter(), 10)] == smallest[:10]
 
 
 def test_scroll_pages_in_id_order(store: Store) -> None:
