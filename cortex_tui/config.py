@@ -366,6 +366,14 @@ class ServiceConfig(_Section):
         default=30.0, gt=0, description="how long the CLI and TUI wait for a starting service"
     )
     context_cache_size: int = Field(default=256, ge=0)
+    compact_after_quiet: float = Field(
+        default=30.0,
+        ge=0,
+        description=(
+            "seconds without a request before the service compacts what was written to "
+            "the store, so that it opens fast; 0: never"
+        ),
+    )
 
 
 class ContextConfig(_Section):
@@ -387,10 +395,22 @@ class ContextConfig(_Section):
     )
 
 
+COMPACT_AFTER = 5000
+"""Memories an embedded store's written segment collects before a compaction folds them."""
+
+
 class StoreConfig(_Section):
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
     collection_prefix: str = Field(default="cortex", pattern=r"^[A-Za-z0-9_-]+$")
+    compact_after: int = Field(
+        default=COMPACT_AFTER,
+        ge=1,
+        description=(
+            "memories written before the service, once quiet, folds them into a segment "
+            "that opens fast (the embedded store)"
+        ),
+    )
 
 
 class Settings(BaseSettings):

@@ -1,6 +1,7 @@
 """Where opening a store goes, and what other segment layouts make of it.
 
     python -m cortex_tui.bench.store_open STORE [--layouts before,as-written,...]
+    python -m cortex_tui.bench.store_open STORE --grow 1000 [--compact-after 5000]
 
 A store's memories shard is copied, point for point, into a new shard of each layout;
 each copy is timed opening (median of three, the files in the page cache) and then on
@@ -17,8 +18,12 @@ the shard was compacted (`optimize()`: immutable segments, with or without HNSW)
 - `compacted`: what a store writes now, compacted without HNSW;
 - `optimized`: the same after `cortex-tui optimize` (HNSW for both vectors; minutes).
 
-What it found is in README ("Measured"); Edge's `optimize()` holds the GIL for its
-whole run, so the service cannot compact while hooks wait on it.
+`--grow N` instead writes the shard into a store of this version's layout N points at
+a time and compacts after each batch, as the service does once quiet between them: how
+many compactions that takes, the longest (Edge's `optimize()` holds the GIL throughout,
+so that is how long a request arriving then waits), the segments left, and the open.
+
+What it found is in README ("Measured").
 """
 
 from __future__ import annotations
@@ -38,8 +43,9 @@ from typing import Any
 import numpy as np
 import qdrant_edge as qe
 
+from cortex_tui.config import COMPACT_AFTER
 from cortex_tui.store.backend import CONTEXT, DENSE, LEXICAL, Collection
-from cortex_tui.store.edge import payload_indexes
+from cortex_tui.store.edge import payload_indexes, shard_config
 
 COPY_PAGE = 2000
 SEARCHES = 20
@@ -97,22 +103,8 @@ def build(source: Path, target: Path, layout: Layout, dimension: int) -> dict[st
     for field, schema in payload_indexes(Collection.MEMORIES).items():
         wanted = _placed(schema, layout.disk_indexes)
         shard.update(qe.UpdateOperation.create_field_index(field, wanted))
-    original = qe.EdgeShard.load(str(source))
     t0 = time.perf_counter()
-    offset = None
-    try:
-        while True:
-            request = qe.ScrollRequest(
-                offset=offset, limit=COPY_PAGE, with_payload=True, with_vector=True
-            )
-            records, offset = original.scroll(request)
-            points = [qe.Point(r.id, r.vector or {}, r.payload) for r in records]
-            shard.update(qe.UpdateOperation.upsert_points(points))
-            if offset is None:
-                break
-    finally:
-        original.close()
-    shard.flush()
+    _copy(source, shard, COPY_PAGE, lambda: None)
     copied = time.perf_counter() - t0
     t0 = time.perf_counter()
     if layout.compact:
@@ -120,6 +112,52 @@ def build(source: Path, target: Path, layout: Layout, dimension: int) -> dict[st
     compacted = time.perf_counter() - t0
     shard.close()
     return {"copy_s": round(copied, 1), "optimize_s": round(compacted, 1)}
+
+
+def grow(
+    source: Path, target: Path, dimension: int, batch: int, compact_after: int
+) -> dict[str, Any]:
+    """Write the shard at `source` into `target`, in this version's layout, `batch` points
+    at a time, compacting after each batch."""
+    layout = shard_config(Collection.MEMORIES, dimension, compact_after=compact_after)
+    shard = qe.EdgeShard.create(str(target), layout)
+    for field, schema in payload_indexes(Collection.MEMORIES).items():
+        shard.update(qe.UpdateOperation.create_field_index(field, schema))
+    compactions: list[float] = []
+
+    def compact() -> None:
+        t0 = time.perf_counter()
+        if shard.optimize():
+            compactions.append(time.perf_counter() - t0)
+
+    _copy(source, shard, batch, compact)
+    segments = shard.info().segments_count
+    shard.close()
+    return {
+        "compactions": len(compactions),
+        "compaction_max_s": round(max(compactions, default=0.0), 2),
+        "compaction_total_s": round(sum(compactions), 1),
+        "segments": segments,
+    }
+
+
+def _copy(source: Path, shard: qe.EdgeShard, page: int, after_page: Callable[[], None]) -> None:
+    original = qe.EdgeShard.load(str(source))
+    offset = None
+    try:
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=page, with_payload=True, with_vector=True
+            )
+            records, offset = original.scroll(request)
+            points = [qe.Point(r.id, r.vector or {}, r.payload) for r in records]
+            shard.update(qe.UpdateOperation.upsert_points(points))
+            after_page()
+            if offset is None:
+                break
+    finally:
+        original.close()
+    shard.flush()
 
 
 def time_open(path: Path, dimension: int) -> dict[str, float]:
@@ -151,9 +189,20 @@ def time_open(path: Path, dimension: int) -> dict[str, float]:
     }
 
 
+def _dimension(store: Path) -> int:
+    return int(json.loads((store / "meta.json").read_text())["dimension"])
+
+
+def measure_growth(store: Path, batch: int, compact_after: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="cortex-bench-grow-") as folder:
+        target = Path(folder) / "grown"
+        dimension = _dimension(store)
+        grown = grow(store / Collection.MEMORIES.value, target, dimension, batch, compact_after)
+        return {"store": str(store), "batch": batch, **grown, **time_open(target, dimension)}
+
+
 def measure(store: Path, layouts: list[str], say: Callable[[str], None]) -> dict[str, Any]:
-    meta = json.loads((store / "meta.json").read_text())
-    dimension = int(meta["dimension"])
+    dimension = _dimension(store)
     source = store / Collection.MEMORIES.value
     report: dict[str, Any] = {"store": str(store), "layouts": {}}
     with tempfile.TemporaryDirectory(prefix="cortex-bench-open-") as folder:
@@ -170,7 +219,16 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m cortex_tui.bench.store_open")
     parser.add_argument("store", type=Path, help="a store folder ($CORTEX_HOME/store), closed")
     parser.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated")
+    parser.add_argument(
+        "--grow", type=int, metavar="N", help="write the store N points at a time, compacting"
+    )
+    parser.add_argument("--compact-after", type=int, default=COMPACT_AFTER, metavar="N")
     args = parser.parse_args(argv)
+    if args.grow is not None:
+        if args.grow < 1 or args.compact_after < 1:
+            parser.error("--grow and --compact-after take a number of points, at least 1")
+        print(json.dumps(measure_growth(args.store, args.grow, args.compact_after), indent=2))
+        return 0
     layouts = [layout for layout in args.layouts.split(",") if layout]
     unknown = sorted(set(layouts) - set(LAYOUTS))
     if unknown:

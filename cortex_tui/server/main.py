@@ -94,6 +94,9 @@ def _print_status(home: Path, as_json: bool) -> int:
                 f"max {held['hold_max_ms']} ms; waited p50 {held['wait_p50_ms']} ms, "
                 f"max {held['wait_max_ms']} ms"
             )
+        last = state.get("compaction", {}).get("last")
+        if last and last["compacted"]:
+            print(f"store compacted at {last['at']}, in {last['seconds']:.1f} s")
         if state.get("watching"):
             print(f"watching for sync: {', '.join(state['watching'])}")
         if state.get("watch_error"):

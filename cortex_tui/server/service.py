@@ -33,6 +33,7 @@ from cortex_tui.integrations.turns import (
 )
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background
+from cortex_tui.server.compaction import QuietCompaction
 from cortex_tui.server.engine_lock import EngineLock
 from cortex_tui.sync.watch import ServiceWatch
 from cortex_tui.untrusted.text import decode_bytes
@@ -98,6 +99,12 @@ class Service:
         self.watch = ServiceWatch(self.home, lambda _report: self.request_drain())
         self.store_damage: str | None = None
         """The last damage a request ran into (`StoreDamagedError`), for `serve --status`."""
+        self.compaction = QuietCompaction(
+            self._compact,
+            lambda: self._generation,
+            self.quiet_for,
+            settings.service.compact_after_quiet,
+        )
 
     # --- engine access ---------------------------------------------------------------
 
@@ -132,10 +139,17 @@ class Service:
 
     def idle_for(self) -> float:
         """Seconds without a request; never idle while it watches files for sync."""
-        if self.watch.watched.paths:
-            return 0.0
+        return 0.0 if self.watch.watched.paths else self.quiet_for()
+
+    def quiet_for(self) -> float:
+        """Seconds without a request (0 while one is answered)."""
         with self._counter_lock:
             return 0.0 if self._in_flight else time.monotonic() - self._last_request
+
+    def _compact(self) -> bool:
+        """Behind any writer, and behind anyone waiting for the engine."""
+        with self._writers, self._lock.hold("compact", urgent=False):
+            return self.engine.store.compact()
 
     # --- hooks -----------------------------------------------------------------------
 
@@ -193,10 +207,12 @@ class Service:
         self._drain_wanted.set()
         self._drainer.start()
         self.watch.reload()
+        self.compaction.start()
 
     def stop_capture(self) -> None:
         """Let the turn being captured finish; the rest stays spooled for the next start."""
         self.watch.stop()
+        self.compaction.stop()
         self._stopping.set()
         self._drain_wanted.set()
         if self._drainer.is_alive():
@@ -260,6 +276,7 @@ class Service:
             "watch_error": self.watch.error,
             "store_damage": self.store_damage,
             "context_cache": {"hits": self._cache.hits, "misses": self._cache.misses},
+            "compaction": self.compaction.status(),
             "locks": self._lock.times.summary(),
         }
 

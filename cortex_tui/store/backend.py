@@ -299,6 +299,9 @@ class QdrantStore(ABC, Generic[C]):
     def optimize(self) -> None: ...
 
     @abstractmethod
+    def compact(self) -> bool: ...
+
+    @abstractmethod
     def close(self) -> None: ...
 
     def refresh_lexical(self) -> int:

@@ -334,7 +334,16 @@ class Store(Protocol):
 
     # maintenance
     def optimize(self) -> None:
-        """Build indexes (HNSW); slow, maintenance only, never on a hook path."""
+        """Compact everything now, whatever the layout (`cortex-tui optimize`): an older
+        store's segments are rebuilt in this version's layout. Tens of seconds at 100k;
+        maintenance only, never on a hook path."""
+        ...
+
+    def compact(self) -> bool:
+        """Fold what was written since the last compaction into segments that open fast,
+        when enough was (bounded work: seconds at 100k); False when nothing changed or
+        the store keeps a layout that cannot compact in steps. It holds the whole
+        process while it runs: the service calls it only once requests have stopped."""
         ...
 
     def close(self) -> None: ...

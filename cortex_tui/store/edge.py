@@ -17,6 +17,10 @@ declare at least one vector, and a payload-only point must still fit it: relatio
 journal declare one sparse vector slot ("none") that no point fills, which costs nothing
 (a 1-d dense dummy would store and index a vector for every point).
 
+Points are written into a shard's appendable segment, which rebuilds its payload indexes
+in RAM on every open; `compact` (the service, once quiet) folds it into an immutable
+segment that maps them from disk, so a store opens in about 0.25 s at 100k memories.
+
 Every filtered field has a payload index (without one a filter scans every payload:
 0.3 s at 100k points instead of milliseconds); indexes missing from an existing shard are
 added on open, so a newer version can index more fields without a migration.
@@ -34,6 +38,7 @@ from typing import Concatenate, ParamSpec, TypeVar, cast
 import qdrant_edge as qe
 from pydantic import ValidationError
 
+from cortex_tui.config import COMPACT_AFTER
 from cortex_tui.errors import StoreDamagedError, StoreError
 from cortex_tui.models import utcnow
 from cortex_tui.private import open_private, private_dir
@@ -126,23 +131,45 @@ class EdgeConditions:
         )
 
 
-def _shard_config(coll: Collection, dimension: int) -> qe.EdgeConfig:
-    """A new shard's layout. The memories' vectors stay on disk (memory-mapped, in the
-    page cache once searched) instead of being read in whole on every open: a third of
-    the open at 100k (`python -m cortex_tui.bench.store_open`)."""
+SEGMENTS = 4
+"""Segments a compaction merges a shard down to: each one costs an open its own indexes
+(15 of 7k memories opened in 0.81 s, 4 of 25k in 0.31 s, 1 of 100k in 0.25 s), while
+every merge holds the GIL in proportion to what it merges (up to 8 s at 100k)."""
+_NO_GRAPH = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
+"""No HNSW graph, exact search in every segment: graphs made compacting 100k memories
+five times longer (111 s against 22 s), and every merge rebuilds them while it holds the
+GIL. Recall at 100k costs 32.0 ms p50 without them (27.8 with, 36.0 as written)."""
+
+
+def shard_config(
+    coll: Collection, dimension: int, *, context: bool = True, compact_after: int = COMPACT_AFTER
+) -> qe.EdgeConfig:
+    """A shard's layout. The memories' vectors stay on disk (memory-mapped, in the page
+    cache once searched) instead of being read in whole on every open: a third of the open
+    at 100k (`python -m cortex_tui.bench.store_open`). A compaction (`compact`) turns the
+    segment being written into an immutable one, which maps its payload indexes instead
+    of rebuilding them in RAM on every open, once it holds `compact_after` memories'
+    vectors (Edge counts kilobytes of the largest vector storage)."""
+    steps = qe.EdgeOptimizersConfig(
+        default_segment_number=SEGMENTS,
+        indexing_threshold=max(1, compact_after * dimension * 4 // 1024),
+    )
     if coll is Collection.MEMORIES:
         mapped = {
             name: qe.EdgeVectorParams(
                 size=dimension, distance=qe.Distance.Cosine, memory=qe.Memory.Cold
             )
-            for name in (DENSE, CONTEXT)
+            for name in ((DENSE, CONTEXT) if context else (DENSE,))
         }
         lexical = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
-        return qe.EdgeConfig(vectors=mapped, sparse_vectors=lexical)
+        return qe.EdgeConfig(
+            vectors=mapped, sparse_vectors=lexical, hnsw_config=_NO_GRAPH, optimizers=steps
+        )
     if coll is Collection.ENTITIES:
         dense = {DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)}
-        return qe.EdgeConfig(vectors=dense)
-    return qe.EdgeConfig(sparse_vectors={_UNUSED_SPARSE: qe.EdgeSparseVectorParams()})
+        return qe.EdgeConfig(vectors=dense, hnsw_config=_NO_GRAPH, optimizers=steps)
+    unused = {_UNUSED_SPARSE: qe.EdgeSparseVectorParams()}
+    return qe.EdgeConfig(sparse_vectors=unused, hnsw_config=_NO_GRAPH, optimizers=steps)
 
 
 def payload_indexes(coll: Collection) -> dict[str, _IndexSchema]:
@@ -173,15 +200,18 @@ def payload_indexes(coll: Collection) -> dict[str, _IndexSchema]:
     return {}
 
 
-def _open_shard(path: Path, coll: Collection, dimension: int) -> qe.EdgeShard:
-    """Load (or create) one shard; one whose files no longer load is damage."""
+def _open_shard(
+    path: Path, coll: Collection, dimension: int, compact_after: int
+) -> tuple[qe.EdgeShard, bool]:
+    """Load (or create) one shard, and whether it has this version's layout (`compact`
+    relies on it); one whose files no longer load is damage."""
     exists = path.is_dir() and any(path.iterdir())
     try:
-        shard = (
-            qe.EdgeShard.load(str(path))
-            if exists
-            else qe.EdgeShard.create(str(path), _shard_config(coll, dimension))
-        )
+        if exists:
+            shard, current = _load_shard(path, coll, dimension, compact_after)
+        else:
+            config = shard_config(coll, dimension, compact_after=compact_after)
+            shard, current = qe.EdgeShard.create(str(path), config), True
     except Exception as exc:  # Edge raises bare exceptions
         if exists:
             raise damaged(str(path.parent), f"its {coll} do not load ({exc})") from None
@@ -195,7 +225,27 @@ def _open_shard(path: Path, coll: Collection, dimension: int) -> qe.EdgeShard:
             shard.flush()
     except Exception as exc:  # Edge raises bare exceptions
         raise StoreError(f"cannot open the {coll} of the store at {path.parent}: {exc}") from None
-    return shard
+    return shard, current
+
+
+def _load_shard(
+    path: Path, coll: Collection, dimension: int, compact_after: int
+) -> tuple[qe.EdgeShard, bool]:
+    """Load a shard with this version's layout: Edge keeps the layout it is given, and
+    its next `optimize()` moves an older shard's segments into it (vectors to disk, no
+    HNSW graph). A shard whose vectors differ (a memories shard from before context
+    vectors) is loaded with them; one that fits neither is loaded as it is, and is not
+    compacted by the service (its own layout might build an HNSW graph for minutes)."""
+    layouts = [shard_config(coll, dimension, compact_after=compact_after)]
+    if coll is Collection.MEMORIES:
+        layouts.append(shard_config(coll, dimension, context=False, compact_after=compact_after))
+    for layout in layouts:
+        try:
+            return qe.EdgeShard.load(str(path), layout), True
+        except Exception as exc:  # Edge raises bare exceptions
+            if "incompatible" not in str(exc):
+                raise
+    return qe.EdgeShard.load(str(path)), False
 
 
 def read_meta(path: Path) -> StoreMeta | None:
@@ -257,6 +307,8 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         shards: Mapping[Collection, qe.EdgeShard],
         lock: StoreLock,
         integrity: Integrity,
+        *,
+        compacts: bool = True,
     ) -> None:
         memories = shards[Collection.MEMORIES]
         context = _has_context(memories, meta.dimension)
@@ -264,6 +316,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         self._shards = dict(shards)
         self._lock = lock
         self._integrity = integrity
+        self._compacts = compacts
 
     @classmethod
     def open(
@@ -274,6 +327,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         *,
         check_embedder: bool = True,
         verify: bool = True,
+        compact_after: int = COMPACT_AFTER,
     ) -> EdgeStore:
         """Open the store at `path`, creating it when absent.
 
@@ -281,11 +335,12 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         `meta` tells which): only the re-embed migration reads such a store.
         `verify=False` opens a store whose files no longer hold what was written to them
         (`integrity.py`) instead of raising `StoreDamagedError`: for `repair`, which
-        copies out what is readable.
+        copies out what is readable. `compact_after`: see `shard_config`.
         """
         private_dir(path)
         lock = StoreLock.acquire(path)
         shards: dict[Collection, qe.EdgeShard] = {}
+        current = True
         try:
             meta = read_meta(path)
             if meta is not None and check_embedder:
@@ -299,14 +354,17 @@ class EdgeStore(QdrantStore[EdgeCondition]):
                     lexical_version=LEXICAL_VERSION,
                 )
             for coll in Collection:
-                shards[coll] = _open_shard(path / coll.value, coll, meta.dimension)
+                shards[coll], fits = _open_shard(
+                    path / coll.value, coll, meta.dimension, compact_after
+                )
+                current = current and fits
             if fresh and shards[Collection.MEMORIES].info().points_count:
                 # Only meta.json says which embedder made the vectors: never guess.
                 raise StoreError(f"store at {path} has memories but no {META_NAME}; restore it")
             if fresh:
                 write_meta(path, meta)
             integrity = _check_integrity(path, shards, verify=verify)
-            store = cls(path, meta, shards, lock, integrity)
+            store = cls(path, meta, shards, lock, integrity, compacts=current)
             store.refresh_lexical()
         except BaseException:
             for shard in shards.values():
@@ -481,6 +539,14 @@ class EdgeStore(QdrantStore[EdgeCondition]):
     def optimize(self) -> None:
         for shard in self._shards.values():
             shard.optimize()
+
+    def compact(self) -> bool:
+        """Edge's optimizers, in this version's layout: each run converts what was
+        written since the last and merges down to `SEGMENTS`; holds the GIL throughout."""
+        if not self._compacts:
+            return False
+        changed = [shard.optimize() for shard in self._shards.values()]
+        return any(changed)
 
     def close(self) -> None:
         """Flush and close every shard, then release the lock; idempotent."""

@@ -25,7 +25,13 @@ def open_store(
     """Open (creating when absent) the configured store; see `EdgeStore.open` for
     `check_embedder`."""
     if settings_store.qdrant_url is None:
-        return EdgeStore.open(path, embedder_name, dimension, check_embedder=check_embedder)
+        return EdgeStore.open(
+            path,
+            embedder_name,
+            dimension,
+            check_embedder=check_embedder,
+            compact_after=settings_store.compact_after,
+        )
     from cortex_tui.store.qdrant_server import QdrantServerStore
 
     return QdrantServerStore.open(

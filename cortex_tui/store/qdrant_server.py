@@ -362,6 +362,10 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
     def optimize(self) -> None:
         """Nothing to do: a server runs its optimizers (HNSW, vacuum) by itself."""
 
+    def compact(self) -> bool:
+        """Nothing to do: a server compacts by itself."""
+        return False
+
     def close(self) -> None:
         self._client.close()
 

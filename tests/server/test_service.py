@@ -20,6 +20,7 @@ from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.engine.spool import Spool, turn_key
 from cortex_tui.models import Candidate, MemoryDraft
+from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
 from tests.server.conftest import service_env, start_service, stop_service
 
@@ -107,6 +108,39 @@ def test_post_hook_spools_and_the_service_captures(
     assert "Redis 7" in captured.content
     assert captured.project == "shop" and captured.session_id == "s-9"
     wait_for(lambda: service_link.status(service_home)["spool_pending"] == 0)  # type: ignore[index]
+
+
+def test_the_quiet_service_compacts_what_was_written(tmp_path: Path) -> None:
+    """Once the store changed and no request came for `compact_after_quiet` seconds, the
+    service folds what was written (here after 32 memories) into a compacted segment."""
+    home = tmp_path / "home"
+    process = start_service(
+        home, CORTEX_SERVICE__COMPACT_AFTER_QUIET="0.5", CORTEX_STORE__COMPACT_AFTER="32"
+    )
+    try:
+        time.sleep(1.0)
+        status = service_link.status(home)
+        assert status is not None and status["compaction"]["runs"] == 0  # nothing written
+        remote = RemoteEngine.over_socket(home)
+        try:
+            for i in range(40):
+                remote.remember(MemoryDraft(content=f"Service {i} listens on port {8000 + i}"))
+            # A status call is a request too: ask seldom enough to leave the service quiet.
+            deadline = time.monotonic() + 30
+            while (status := service_link.status(home)) and not status["compaction"]["runs"]:
+                assert time.monotonic() < deadline, "no compaction within 30 s"
+                time.sleep(1.0)
+            assert status is not None
+            last = status["compaction"]["last"]
+            assert last["compacted"] is True and last["seconds"] >= 0
+            shown = run(home, "serve", "--status").stdout
+            assert f"store compacted at {last['at']}, in {last['seconds']:.1f} s" in shown
+            found = remote.recall(RecallRequest(query="which port does service 17 listen on"))
+            assert "8017" in found.results[0].memory.content
+        finally:
+            remote.close()
+    finally:
+        stop_service(home, process)
 
 
 def test_spool_replayed_on_start_resumes_an_interrupted_turn(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,6 +125,103 @@ def test_optimize_keeps_results(tmp_path: Path) -> None:
     store.close()
 
 
+def test_compaction_folds_what_was_written_once_enough_was(tmp_path: Path) -> None:
+    """`compact_after` memories' vectors (here 32: Edge counts whole kilobytes) make a
+    compaction due; each one folds only what came since, and every answer stays."""
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM, compact_after=32)
+    try:
+        first = [make_memory(f"note {i}", project="p" if i % 2 else None) for i in range(20)]
+        store.upsert_memories(first, unit_vectors(20, seed=1))
+        assert not store.compact()  # 20 of 32: not yet
+        more = [make_memory(f"entry {i}", project="p") for i in range(100)]
+        vectors = unit_vectors(100, seed=2)
+        store.upsert_memories(more, vectors)
+        flt = MemoryFilter(project="p", project_only=True)
+        before = store.search_dense(vectors[3], flt, 5)
+        assert store.compact()
+        assert not store.compact()  # nothing new since
+        assert store.search_dense(vectors[3], flt, 5) == before
+    finally:
+        store.close()
+    reopened = EdgeStore.open(tmp_path, EMBEDDER, DIM, compact_after=32)
+    try:
+        assert reopened.count_memories(MemoryFilter(statuses=None, current_only=False)) == 120
+        assert reopened.search_dense(vectors[3], flt, 5) == before
+    finally:
+        reopened.close()
+
+
+def _made_before_compaction(made_now: Any) -> Any:
+    """Shard layouts as stores were made before compaction: vectors read into RAM,
+    Edge's default HNSW graph and merge policy."""
+    import qdrant_edge as qe
+
+    def layout(coll: Any, dimension: int, **_layout: Any) -> Any:
+        now = made_now(coll, dimension)
+        vectors = {
+            name: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)
+            for name in now.vectors
+        }
+        return qe.EdgeConfig(vectors=vectors, sparse_vectors=now.sparse_vectors)
+
+    return layout
+
+
+def test_an_older_layout_is_brought_up_to_date_and_compacts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cortex_tui.store import edge
+
+    monkeypatch.setattr(edge, "shard_config", _made_before_compaction(edge.shard_config))
+    old = EdgeStore.open(tmp_path, EMBEDDER, DIM)
+    memories = [make_memory(f"fact {i}") for i in range(100)]
+    vectors = unit_vectors(100, seed=3)
+    old.upsert_memories(memories, vectors)
+    before = old.search_dense(vectors[7], MemoryFilter(), 10)
+    old.close()
+    monkeypatch.undo()
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM, compact_after=32)
+    try:
+        assert store.compact()
+        assert store.search_dense(vectors[7], MemoryFilter(), 10) == before
+    finally:
+        store.close()
+
+
+def test_a_layout_that_cannot_be_brought_up_to_date_is_not_compacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memories shard with a vector this version does not know (a newer version's,
+    say) is opened as it is; compacting it in its own layout is left to `optimize`."""
+    import qdrant_edge as qe
+
+    from cortex_tui.store import edge
+
+    def with_another_vector(coll: Any, dimension: int, **layout: Any) -> Any:
+        made_now = made(coll, dimension, **layout)
+        if coll is not edge.Collection.MEMORIES:
+            return made_now
+        extra = qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)
+        return qe.EdgeConfig(
+            vectors={**made_now.vectors, "another": extra},
+            sparse_vectors=made_now.sparse_vectors,
+        )
+
+    made = edge.shard_config
+    monkeypatch.setattr(edge, "shard_config", with_another_vector)
+    EdgeStore.open(tmp_path, EMBEDDER, DIM).close()
+    monkeypatch.undo()
+    store = EdgeStore.open(tmp_path, EMBEDDER, DIM, compact_after=32)
+    try:
+        memories = [make_memory(f"fact {i}") for i in range(100)]
+        vectors = unit_vectors(100, seed=4)
+        store.upsert_memories(memories, vectors)
+        assert not store.compact()
+        assert store.search_dense(vectors[0], MemoryFilter(), 1)[0].memory.id == memories[0].id
+    finally:
+        store.close()
+
+
 def test_factory_picks_the_backend(tmp_path: Path) -> None:
     edge = open_store(StoreConfig(), tmp_path, EMBEDDER, DIM)
     assert isinstance(edge, EdgeStore) and edge.location == str(tmp_path)
@@ -152,16 +250,16 @@ def test_a_store_made_before_neighbour_context_keeps_working(
     from cortex_tui.store import edge
     from cortex_tui.store.base import IndexContext
 
-    def without_context(coll: edge.Collection, dimension: int) -> qe.EdgeConfig:
+    def without_context(coll: edge.Collection, dimension: int, **layout: Any) -> qe.EdgeConfig:
         if coll is not edge.Collection.MEMORIES:
-            return made_now(coll, dimension)
+            return made_now(coll, dimension, **layout)
         return qe.EdgeConfig(
             vectors={edge.DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
             sparse_vectors={edge.LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
 
-    made_now = edge._shard_config
-    monkeypatch.setattr(edge, "_shard_config", without_context)
+    made_now = edge.shard_config
+    monkeypatch.setattr(edge, "shard_config", without_context)
     EdgeStore.open(tmp_path / "store", EMBEDDER, DIM).close()
     monkeypatch.undo()
     store = EdgeStore.open(tmp_path / "store", EMBEDDER, DIM)
