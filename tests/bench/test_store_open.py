@@ -12,8 +12,10 @@ from tests.conftest import make_engine
 
 def _store_of_forty(tmp_path: Path, embedder: Embedder) -> Path:
     engine = make_engine(tmp_path / "home", embedder)
-    for i in range(40):
-        engine.remember(MemoryDraft(content=f"Service {i} deploys from branch release-{i}."))
+    drafts = [
+        MemoryDraft(content=f"Service {i} deploys from branch release-{i}.") for i in range(40)
+    ]
+    engine.insert([engine.materialise(draft) for draft in drafts])
     store = Path(engine.store.location)
     assert engine.stats().total == 40
     engine.close()
