@@ -32,7 +32,7 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         parents=[common],
         help=(
             "compact the store now, and move an older store to this version's layout "
-            "(22 s at 100k; the service compacts by itself once quiet)"
+            "(about 20 s at 100k; the service compacts by itself once quiet)"
         ),
     )
     p = sub.add_parser("index", parents=[common], help="store markdown documentation as memories")

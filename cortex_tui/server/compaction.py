@@ -1,12 +1,13 @@
 """Compaction of the store once the service is quiet.
 
 A store opens fast only where its memories sit in compacted segments: the segment being
-written rebuilds its payload indexes in RAM on every open (0.72 s at 100k memories, 0.25
+written rebuilds its payload indexes in RAM on every open (0.79 s at 100k memories, 0.23
 once compacted). Edge compacts in `optimize()`, which holds the GIL for its whole run, so
 every thread of the service stops meanwhile. It therefore runs only after the store
 changed and no request came for a while, and each run is bounded by what was written
-since the last (`Store.compact`): seconds at 100k, not the minutes of `cortex-tui
-optimize` on an old store.
+since the last (`Store.compact`): 7.7 s at most while a store grows to 100k. Edge
+compacts into temporary segments and swaps them in, so a run cut short by a crash
+leaves the store as it was.
 """
 
 from __future__ import annotations
