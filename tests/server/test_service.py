@@ -112,10 +112,10 @@ def test_post_hook_spools_and_the_service_captures(
 
 def test_the_quiet_service_compacts_what_was_written(tmp_path: Path) -> None:
     """Once the store changed and no request came for `compact_after_quiet` seconds, the
-    service folds what was written (here after 32 memories) into a compacted segment."""
+    service folds what was written (here after 8 memories) into a compacted segment."""
     home = tmp_path / "home"
     process = start_service(
-        home, CORTEX_SERVICE__COMPACT_AFTER_QUIET="0.5", CORTEX_STORE__COMPACT_AFTER="32"
+        home, CORTEX_SERVICE__COMPACT_AFTER_QUIET="0.5", CORTEX_STORE__COMPACT_AFTER="8"
     )
     try:
         time.sleep(1.0)
@@ -123,7 +123,7 @@ def test_the_quiet_service_compacts_what_was_written(tmp_path: Path) -> None:
         assert status is not None and status["compaction"]["runs"] == 0  # nothing written
         remote = RemoteEngine.over_socket(home)
         try:
-            for i in range(40):
+            for i in range(12):
                 remote.remember(MemoryDraft(content=f"Service {i} listens on port {8000 + i}"))
             # A status call is a request too: ask seldom enough to leave the service quiet.
             deadline = time.monotonic() + 30
@@ -135,8 +135,8 @@ def test_the_quiet_service_compacts_what_was_written(tmp_path: Path) -> None:
             assert last["compacted"] is True and last["seconds"] >= 0
             shown = run(home, "serve", "--status").stdout
             assert f"store compacted at {last['at']}, in {last['seconds']:.1f} s" in shown
-            found = remote.recall(RecallRequest(query="which port does service 17 listen on"))
-            assert "8017" in found.results[0].memory.content
+            found = remote.recall(RecallRequest(query="which port does service 7 listen on"))
+            assert "8007" in found.results[0].memory.content
         finally:
             remote.close()
     finally:
