@@ -12,18 +12,8 @@ Layout of a store folder (`$CORTEX_HOME/store/`):
     relations/       shard: payload only
     journal/         shard: payload only
 
-Edge has no named collections, so each collection is its own shard. An Edge shard must
-declare at least one vector, and a payload-only point must still fit it: relations and
-journal declare one sparse vector slot ("none") that no point fills, which costs nothing
-(a 1-d dense dummy would store and index a vector for every point).
-
-Points are written into a shard's appendable segment, which rebuilds its payload indexes
-in RAM on every open; `compact` (the service, once quiet) folds it into an immutable
-segment that maps them from disk, so a store opens in about 0.25 s at 100k memories.
-
-Every filtered field has a payload index (without one a filter scans every payload:
-0.3 s at 100k points instead of milliseconds); indexes missing from an existing shard are
-added on open, so a newer version can index more fields without a migration.
+Edge has no named collections, so each collection is its own shard; what each shard
+looks like on disk (vectors, payload indexes, compaction) is `edge_layout.py`.
 """
 
 from __future__ import annotations
@@ -55,16 +45,8 @@ from cortex_tui.store.backend import (
     require_embedder,
 )
 from cortex_tui.store.base import StoredPoint, StoreMeta
-from cortex_tui.store.filters import (
-    JOURNAL_ORDER_FIELD,
-    MEMORY_DATETIME_FIELDS,
-    MEMORY_INTEGER_FIELDS,
-    MEMORY_KEYWORD_FIELDS,
-    MEMORY_PREFIX_FIELDS,
-    MEMORY_TEXT_FIELD,
-    RELATION_DATETIME_FIELDS,
-    RELATION_KEYWORD_FIELDS,
-)
+from cortex_tui.store.edge_layout import payload_indexes, shard_config
+from cortex_tui.store.filters import JOURNAL_ORDER_FIELD
 from cortex_tui.store.integrity import (
     Integrity,
     Promise,
@@ -77,12 +59,8 @@ from cortex_tui.store.lock import StoreLock
 
 META_NAME = "meta.json"
 _SALVAGE_PAGE = 256
-_UNUSED_SPARSE = "none"
 
 EdgeCondition = qe.FieldCondition | qe.IsEmptyCondition | qe.HasIdCondition | qe.Filter
-_IndexSchema = (
-    qe.KeywordIndexParams | qe.DatetimeIndexParams | qe.IntegerIndexParams | qe.TextIndexParams
-)
 
 
 class EdgeConditions:
@@ -129,75 +107,6 @@ class EdgeConditions:
         return qe.Filter(
             must=list(must) or None, should=list(should) or None, must_not=list(must_not) or None
         )
-
-
-SEGMENTS = 4
-"""Segments a compaction merges a shard down to: each one costs an open its own indexes
-(15 of 7k memories opened in 0.81 s, 4 of 25k in 0.31 s, 1 of 100k in 0.25 s), while
-every merge holds the GIL in proportion to what it merges (up to 8 s at 100k)."""
-_NO_GRAPH = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
-"""No HNSW graph, exact search in every segment: graphs made compacting 100k memories
-five times longer (111 s against 22 s), and every merge rebuilds them while it holds the
-GIL. Recall at 100k costs 32.0 ms p50 without them (27.8 with, 36.0 as written)."""
-
-
-def shard_config(
-    coll: Collection, dimension: int, *, context: bool = True, compact_after: int = COMPACT_AFTER
-) -> qe.EdgeConfig:
-    """A shard's layout. The memories' vectors stay on disk (memory-mapped, in the page
-    cache once searched) instead of being read in whole on every open: a third of the open
-    at 100k (`python -m cortex_tui.bench.store_open`). A compaction (`compact`) turns the
-    segment being written into an immutable one, which maps its payload indexes instead
-    of rebuilding them in RAM on every open, once it holds `compact_after` memories'
-    vectors (Edge counts kilobytes of the largest vector storage)."""
-    steps = qe.EdgeOptimizersConfig(
-        default_segment_number=SEGMENTS,
-        indexing_threshold=max(1, compact_after * dimension * 4 // 1024),
-    )
-    if coll is Collection.MEMORIES:
-        mapped = {
-            name: qe.EdgeVectorParams(
-                size=dimension, distance=qe.Distance.Cosine, memory=qe.Memory.Cold
-            )
-            for name in ((DENSE, CONTEXT) if context else (DENSE,))
-        }
-        lexical = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
-        return qe.EdgeConfig(
-            vectors=mapped, sparse_vectors=lexical, hnsw_config=_NO_GRAPH, optimizers=steps
-        )
-    if coll is Collection.ENTITIES:
-        dense = {DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)}
-        return qe.EdgeConfig(vectors=dense, hnsw_config=_NO_GRAPH, optimizers=steps)
-    unused = {_UNUSED_SPARSE: qe.EdgeSparseVectorParams()}
-    return qe.EdgeConfig(sparse_vectors=unused, hnsw_config=_NO_GRAPH, optimizers=steps)
-
-
-def payload_indexes(coll: Collection) -> dict[str, _IndexSchema]:
-    """The payload index of each field a filter reads in `coll`, kept on disk: a
-    segment `optimize` compacts then maps its indexes instead of rebuilding them in RAM
-    on every open (0.88 -> 0.39 s at 100k); the segment written to meanwhile keeps its
-    own in RAM either way."""
-    keyword = qe.KeywordIndexParams(on_disk=True)
-    datetime = qe.DatetimeIndexParams(on_disk=True)
-    integer = qe.IntegerIndexParams(lookup=True, range=True, on_disk=True)
-    if coll is Collection.MEMORIES:
-        indexes: dict[str, _IndexSchema] = dict.fromkeys(MEMORY_KEYWORD_FIELDS, keyword)
-        prefix = qe.KeywordIndexParams(prefix=True, on_disk=True)
-        indexes.update(dict.fromkeys(MEMORY_PREFIX_FIELDS, prefix))
-        indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
-        indexes.update(dict.fromkeys(MEMORY_INTEGER_FIELDS, integer))
-        indexes[MEMORY_TEXT_FIELD] = qe.TextIndexParams(
-            tokenizer=qe.TokenizerType.Word, lowercase=True, on_disk=True
-        )
-        return indexes
-    if coll is Collection.RELATIONS:
-        return {
-            **dict.fromkeys(RELATION_KEYWORD_FIELDS, keyword),
-            **dict.fromkeys(RELATION_DATETIME_FIELDS, datetime),
-        }
-    if coll is Collection.JOURNAL:
-        return {JOURNAL_ORDER_FIELD: integer}
-    return {}
 
 
 def _open_shard(
@@ -542,7 +451,8 @@ class EdgeStore(QdrantStore[EdgeCondition]):
 
     def compact(self) -> bool:
         """Edge's optimizers, in this version's layout: each run converts what was
-        written since the last and merges down to `SEGMENTS`; holds the GIL throughout."""
+        written since the last and merges down to `edge_layout.SEGMENTS`; holds the GIL
+        throughout."""
         if not self._compacts:
             return False
         changed = [shard.optimize() for shard in self._shards.values()]
