@@ -132,10 +132,7 @@ def _response(sock: _socket.socket) -> tuple[int, bytes]:
     when it is not a whole HTTP response."""
     data = b""
     while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ValueError("the answer ended before its headers did")
-        data += chunk
+        data += _more(sock, "the answer ended before its headers did")
     head, _, rest = data.partition(b"\r\n\r\n")
     status_line, *header_lines = head.split(b"\r\n")
     status = int(status_line.split()[1])
@@ -149,10 +146,7 @@ def _response(sock: _socket.socket) -> tuple[int, bytes]:
     if length is None:
         return status, rest + _rest_of(sock)
     while len(rest) < int(length):
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ValueError("the answer ended before its body did")
-        rest += chunk
+        rest += _more(sock, "the answer ended before its body did")
     return status, rest[: int(length)]
 
 

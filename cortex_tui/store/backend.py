@@ -448,25 +448,26 @@ class QdrantStore(ABC, Generic[C]):
 
     def lexical_scores(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         query = encode_query(text)
-        wanted = list(dict.fromkeys(ids))
-        if not query[0] or not wanted:
-            return {}
-        cond = self._cond(MemoryFilter(ids=wanted, current_only=False, statuses=None))
-        hits = self._search(Collection.MEMORIES, LEXICAL, query, cond, len(wanted), IDS_ONLY)
-        return {h.id: h.score for h in hits}
+        return self._scores_of(ids, LEXICAL, query) if query[0] else {}
 
     def cosines(
         self, vector: Vector, ids: Sequence[str], *, context: bool = False
     ) -> dict[str, float]:
         require_vectors(1, [vector], self._meta.dimension, "query")
+        if context and not self._context:
+            return {}
+        return self._scores_of(ids, CONTEXT if context else DENSE, _floats(vector))
+
+    def _scores_of(
+        self, ids: Sequence[str], using: str, query: list[float] | SparseTerms
+    ) -> dict[str, float]:
+        """The named memories' scores on one vector: a search restricted to them, ids
+        and scores only."""
         wanted = list(dict.fromkeys(ids))
-        if not wanted or (context and not self._context):
+        if not wanted:
             return {}
         cond = self._cond(MemoryFilter(ids=wanted, current_only=False, statuses=None))
-        using = CONTEXT if context else DENSE
-        hits = self._search(
-            Collection.MEMORIES, using, _floats(vector), cond, len(wanted), IDS_ONLY
-        )
+        hits = self._search(Collection.MEMORIES, using, query, cond, len(wanted), IDS_ONLY)
         return {h.id: h.score for h in hits}
 
     def _search_settled(

@@ -45,21 +45,21 @@ from cortex_tui.store.backend import (
     require_embedder,
 )
 from cortex_tui.store.base import StoredPoint, StoreMeta
-from cortex_tui.store.filters import (
-    JOURNAL_ORDER_FIELD,
-    MEMORY_DATETIME_FIELDS,
-    MEMORY_INTEGER_FIELDS,
-    MEMORY_KEYWORD_FIELDS,
-    MEMORY_PREFIX_FIELDS,
-    MEMORY_TEXT_FIELD,
-    RELATION_DATETIME_FIELDS,
-    RELATION_KEYWORD_FIELDS,
-)
+from cortex_tui.store.indexes import IndexKind, indexed_fields
 from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 
 MEMORY_LOCATION = ":memory:"
 _META_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "cortex-tui:store-meta"))
 _IndexSchema = qm.PayloadSchemaType | qm.KeywordIndexParams | qm.TextIndexParams
+_CLIENT_INDEX: dict[IndexKind, _IndexSchema] = {
+    "keyword": qm.PayloadSchemaType.KEYWORD,
+    "prefix": qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, prefix=True),
+    "datetime": qm.PayloadSchemaType.DATETIME,
+    "integer": qm.PayloadSchemaType.INTEGER,
+    "text": qm.TextIndexParams(
+        type=qm.TextIndexType.TEXT, tokenizer=qm.TokenizerType.WORD, lowercase=True
+    ),
+}
 
 
 class ClientConditions:
@@ -109,26 +109,8 @@ class ClientConditions:
 
 
 def _indexes(coll: Collection) -> dict[str, _IndexSchema]:
-    """The same payload indexes as the Edge shards (see `edge._indexes`)."""
-    keyword, datetime = qm.PayloadSchemaType.KEYWORD, qm.PayloadSchemaType.DATETIME
-    if coll is Collection.MEMORIES:
-        indexes: dict[str, _IndexSchema] = dict.fromkeys(MEMORY_KEYWORD_FIELDS, keyword)
-        prefixed = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, prefix=True)
-        indexes.update(dict.fromkeys(MEMORY_PREFIX_FIELDS, prefixed))
-        indexes.update(dict.fromkeys(MEMORY_DATETIME_FIELDS, datetime))
-        indexes.update(dict.fromkeys(MEMORY_INTEGER_FIELDS, qm.PayloadSchemaType.INTEGER))
-        indexes[MEMORY_TEXT_FIELD] = qm.TextIndexParams(
-            type=qm.TextIndexType.TEXT, tokenizer=qm.TokenizerType.WORD, lowercase=True
-        )
-        return indexes
-    if coll is Collection.RELATIONS:
-        return {
-            **dict.fromkeys(RELATION_KEYWORD_FIELDS, keyword),
-            **dict.fromkeys(RELATION_DATETIME_FIELDS, datetime),
-        }
-    if coll is Collection.JOURNAL:
-        return {JOURNAL_ORDER_FIELD: qm.PayloadSchemaType.INTEGER}
-    return {}
+    """`indexed_fields` as qdrant-client index parameters (the same as the Edge shards)."""
+    return {field: _CLIENT_INDEX[kind] for field, kind in indexed_fields(coll).items()}
 
 
 class QdrantServerStore(QdrantStore[qm.Condition]):
