@@ -134,6 +134,20 @@ class PseudoTerminal:
     def send(self, keys: str) -> None:
         os.write(self.master, keys.encode())
 
+    def type_query(self, query: str) -> None:
+        """Focus the Recall pane's query box and type `query` into it, not yet entered.
+        The box must hold the focus before the first letter: unfocused, letters are the
+        pane's keys (w is "Why not?", c is Compare) and the query never reaches the box.
+        """
+        start = len(self.output)
+        self.send("/")
+        # Focused, its placeholder's first letter is the cursor, styled apart from the rest
+        # (the unfocused placeholder, redrawn after any key, reads "what would..." whole).
+        self.wait_for(b"mhat would the agent recall", start=start)
+        start = len(self.output)
+        self.send(query)
+        self.wait_for(query.rsplit(maxsplit=1)[-1].encode(), start=start)
+
     def close(self) -> None:
         """Quit like a user (ctrl+q, so the demo removes its folder), reading until it
         exits; killed if it does not."""
@@ -155,12 +169,7 @@ def _demo_session(query: str = QUERIES[0]) -> tuple[float, float]:
         painted = terminal.wait_for(LAST_ROW) - t0
         # Keys work once the Recall pane holds the focus: its bindings are in the footer.
         terminal.wait_for(b"Query")
-        start = len(terminal.output)
-        terminal.send("/")  # focus the query box (typed on at once, a key may come first)
-        # Focused, its placeholder's first letter is the cursor, styled apart from the rest.
-        terminal.wait_for(b"mhat would the agent recall", start=start)
-        terminal.send(query)
-        terminal.wait_for(query.rsplit(maxsplit=1)[-1].encode(), start=len(terminal.output))
+        terminal.type_query(query)
         start = len(terminal.output)
         t1 = time.perf_counter()
         terminal.send("\r")

@@ -58,11 +58,7 @@ def test_the_demo_runs_in_a_terminal_answers_a_query_and_leaves_nothing_behind(
     terminal = PseudoTerminal([sys.executable, "-m", "cortex_tui", "--demo"])
     try:
         terminal.wait_for(b"Query")  # the Recall pane's keys are in the footer
-        start = len(terminal.output)
-        terminal.send("/")
-        terminal.wait_for(b"hat would the agent recall", start=start)
-        terminal.send("which postgres version runs in prod")
-        terminal.wait_for(b"prod", start=start)
+        terminal.type_query("which postgres version runs in prod")
         start = len(terminal.output)
         terminal.send("\r")
         terminal.wait_for(b" candidates", start=start)
