@@ -57,6 +57,7 @@ class BenchOptions:
     queries: int = 200
     embedder: str = "onnx"
     import_count: int = IMPORT_COUNT
+    remember_count: int = REMEMBER_COUNT
     hook_runs: int = HOOK_RUNS
     sync_lines: int = SYNC_LINES
     sync_saves: int = SYNC_SAVES
@@ -83,7 +84,7 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
     say(f"query embedding: {report['query_embedding']}")
     report["import"] = _time_import(settings, embedder, options.import_count)
     say(f"import: {report['import']}")
-    report["remember"] = _time_remember(settings, embedder, REMEMBER_COUNT)
+    report["remember"] = _time_remember(settings, embedder, options.remember_count)
     say(f"remember: {report['remember']}")
     base_texts = synthetic_texts(BASE_TEXTS, seed=1)
     base_vectors = embedder.embed(base_texts)

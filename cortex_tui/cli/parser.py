@@ -213,6 +213,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         "--import-count", type=int, default=2000, help="memories the import row takes in"
     )
     p.add_argument(
+        "--remember-count",
+        type=int,
+        default=300,
+        help="memories the remember row writes one at a time, through the write path",
+    )
+    p.add_argument(
         "--sync-lines",
         type=int,
         default=10_000,

@@ -205,14 +205,16 @@ def cmd_bench(ctx: CommandContext) -> int:
             "--sync-lines, --sync-saves, --load-sessions, --load-turns, --load-think-ms "
             "and --first-frame-runs take 0 or more"
         )
-    if a.import_count < 1:
-        raise InvalidInputError(f"--import-count must be at least 1, got {a.import_count}")
+    for flag, count in (("--import-count", a.import_count), ("--remember-count", a.remember_count)):
+        if count < 1:
+            raise InvalidInputError(f"{flag} must be at least 1, got {count}")
     options = BenchOptions(
         sizes=sizes,
         queries=a.queries,
         embedder=a.embedder,
         hook_runs=a.hook_runs,
         import_count=a.import_count,
+        remember_count=a.remember_count,
         sync_lines=a.sync_lines,
         sync_saves=a.sync_saves,
         load_sessions=a.load_sessions if a.load_turns else 0,

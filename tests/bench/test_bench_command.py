@@ -11,7 +11,8 @@ from tests.conftest import Cli
 def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> None:
     run = cli(
         "bench", "--json", "--sizes", "300", "--queries", "5", "--hook-runs", "0",
-        "--import-count", "40", "--embedder", "onnx", "--sync-lines", "0", "--sync-saves", "0",
+        "--import-count", "40", "--remember-count", "12", "--embedder", "onnx",
+        "--sync-lines", "0", "--sync-saves", "0",
         "--load-sessions", "0", "--views", "200", "--first-frame-runs", "1",
     )  # fmt: skip
     assert run.code == 0, run.err
@@ -21,6 +22,8 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     imported = report["import"]
     assert imported["memories"] == 40 and imported["per_second"] > 0
     assert imported["embedding_texts_per_second"] > 0
+    assert report["remember"]["runs"] == report["remember"]["memories"] == 12
+    assert report["remember"]["p95_ms"] >= report["remember"]["p50_ms"] > 0
     (store,) = report["stores"]
     assert store["memories"] == 300
     assert store["as_written"]["recall"]["p50_ms"] > 0
@@ -40,7 +43,8 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
 def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: Cli) -> None:
     run = cli(
         "bench", "--json", "--sizes", "20", "--queries", "2", "--hook-runs", "2",
-        "--import-count", "5", "--embedder", "hashing", "--sync-lines", "80",
+        "--import-count", "5", "--remember-count", "3", "--embedder", "hashing",
+        "--sync-lines", "80",
         "--sync-saves", "3", "--load-sessions", "2", "--load-turns", "1",
         "--load-think-ms", "10", "--views", "", "--first-frame-runs", "0",
         env={"CORTEX_LIMITS__CONTENT_CHARS": "2000", "CORTEX_LIMITS__CAPTURE_CHARS": "4000"},
@@ -78,3 +82,9 @@ def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: C
     assert limits["five_megabyte_pre_hook"]["runs"] == 1
     assert limits["pre_hook_empty"] == 0
     assert load["longest_hold_ms"] > 0
+
+
+def test_a_bench_count_below_one_is_one_line_naming_it(cli: Cli) -> None:
+    run = cli("bench", "--sizes", "20", "--remember-count", "0")
+    assert run.code != 0
+    assert run.err.strip() == "cortex-tui: error: --remember-count must be at least 1, got 0"
