@@ -30,3 +30,26 @@ def platform_home() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path("cortex-tui", appauthor=False)
+
+
+RAM_FOLDER = "/dev/shm"
+
+
+def ram_folder(min_free: int) -> str | None:
+    """A RAM-backed folder with `min_free` bytes of room for files that need no
+    durability, unless TMPDIR chooses where temporary files go; else None.
+
+    In RAM a store skips the disk syncs that are most of what creating and writing a
+    small one costs (its payload indexes: 0.20 s on disk, 0.04 s in RAM on this
+    project's reference machine), and a process killed halfway leaves the same files
+    as on disk: only a machine that stops loses them.
+    """
+    if os.environ.get("TMPDIR"):
+        return None
+    try:
+        stats = os.statvfs(RAM_FOLDER)
+    except OSError:
+        return None
+    if not os.access(RAM_FOLDER, os.W_OK | os.X_OK):
+        return None
+    return RAM_FOLDER if stats.f_bavail * stats.f_frsize >= min_free else None

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,8 +26,23 @@ from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.engine.spool import Spool
+from cortex_tui.paths import ram_folder
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
+SUITE_RAM_MIN_FREE = 1 << 30
+"""Room a run needs in RAM: about 100 MB of its own, and pytest keeps the last three."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every temporary file of the run (the tests', and those of the CLIs, services and
+    apps they start, which inherit TMPDIR) goes to a RAM folder when there is one with
+    room and TMPDIR is not set. The stores' disk syncs were most of the suite's time on
+    disk (tests/engine/test_recall.py alone: 60 s on disk, 9 s in RAM), and they prove
+    nothing the tests check: a process killed halfway leaves the same files in RAM."""
+    folder = ram_folder(SUITE_RAM_MIN_FREE)
+    if folder is not None:
+        os.environ["TMPDIR"] = folder
+        tempfile.tempdir = None  # read TMPDIR again
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -19,13 +19,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cortex_tui.paths import default_home
+from cortex_tui.paths import default_home, ram_folder
 
 if TYPE_CHECKING:
     from cortex_tui.engine.local import LocalEngine
     from cortex_tui.engine.protocol import Engine
 
 MODELS_ENV = "CORTEX_EMBEDDER__MODELS_DIR"
+DEMO_MIN_FREE = 256 * 1024 * 1024
+"""Room the demo's folder needs in RAM (its store holds 116 memories)."""
 
 
 def parse(args: list[str]) -> argparse.Namespace:
@@ -142,7 +144,10 @@ def demo_home() -> Iterator[Path]:
     """A fresh temporary CORTEX_HOME (removed on exit), so the demo's config writes stay
     out of the user's."""
     models = os.environ.get(MODELS_ENV) or str(default_home() / "models")
-    with tempfile.TemporaryDirectory(prefix="cortex-demo-", dir=demo_parent()) as folder:
+    # The demo's store is thrown away at exit: it needs no durability, and in RAM its
+    # creation skips the disk syncs that are most of its cost.
+    parent = ram_folder(DEMO_MIN_FREE)
+    with tempfile.TemporaryDirectory(prefix="cortex-demo-", dir=parent) as folder:
         previous = os.environ.get("CORTEX_HOME"), os.environ.get(MODELS_ENV)
         os.environ["CORTEX_HOME"] = folder
         # The models stay the user's: the default one is made once, not per demo.
@@ -178,30 +183,6 @@ def open_demo_engine(home: Path) -> LocalEngine:
         engine.close()
         raise
     return engine
-
-
-RAM_FOLDER = Path("/dev/shm")
-RAM_FOLDER_MIN_FREE = 256 * 1024 * 1024
-
-
-def demo_parent() -> str | None:
-    """Where the demo's folder goes: a RAM-backed folder when there is one with room and
-    TMPDIR does not choose otherwise, else the usual temporary folder (None).
-
-    The demo's store is thrown away at exit, so it needs no durability, and in RAM its
-    creation skips the disk syncs that are most of its cost (0.3 s of the store's 0.45 s
-    on this project's reference machine).
-    """
-    if os.environ.get("TMPDIR"):
-        return None
-    try:
-        stats = os.statvfs(RAM_FOLDER)
-    except OSError:
-        return None
-    writable = os.access(RAM_FOLDER, os.W_OK | os.X_OK)
-    if not writable or stats.f_bavail * stats.f_frsize < RAM_FOLDER_MIN_FREE:
-        return None
-    return str(RAM_FOLDER)
 
 
 def _restore_env(name: str, value: str | None) -> None:

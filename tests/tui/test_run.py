@@ -12,9 +12,8 @@ import pytest
 from cortex_tui.config import load_settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.open import open_engine
-from cortex_tui.tui import run
 from cortex_tui.tui.bench import PseudoTerminal
-from cortex_tui.tui.run import MODELS_ENV, demo_parent, open_demo_engine, parse
+from cortex_tui.tui.run import MODELS_ENV, open_demo_engine, parse
 
 
 def test_a_store_that_cannot_open_is_named_in_the_app_and_in_one_line_on_exit(
@@ -68,19 +67,6 @@ def test_the_demo_runs_in_a_terminal_answers_a_query_and_leaves_nothing_behind(
     assert terminal.child.returncode == 0
     assert b"Traceback" not in terminal.output
     assert not list(tmp_path.glob("cortex-demo-*"))
-
-
-def test_the_demo_folder_is_in_memory_unless_tmpdir_says_otherwise(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    assert demo_parent() is None
-    monkeypatch.delenv("TMPDIR")
-    monkeypatch.setattr(run, "RAM_FOLDER", tmp_path / "no-such-folder")
-    assert demo_parent() is None
-    monkeypatch.setattr(run, "RAM_FOLDER", tmp_path)
-    monkeypatch.setattr(run, "RAM_FOLDER_MIN_FREE", 0)
-    assert demo_parent() == str(tmp_path)
 
 
 def test_the_demo_engine_holds_the_demo_and_profiles_to_compare(
