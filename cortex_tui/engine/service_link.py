@@ -145,9 +145,11 @@ def _response(sock: _socket.socket) -> tuple[int, bytes]:
     length = headers.get(b"content-length")
     if length is None:
         return status, rest + _rest_of(sock)
-    while len(rest) < int(length):
-        rest += _more(sock, "the answer ended before its body did")
-    return status, rest[: int(length)]
+    size, parts, have = int(length), [rest], len(rest)
+    while have < size:  # parts joined once: a large answer is not copied per read
+        parts.append(_more(sock, "the answer ended before its body did"))
+        have += len(parts[-1])
+    return status, b"".join(parts)[:size]
 
 
 def _rest_of(sock: _socket.socket) -> bytes:
