@@ -318,7 +318,19 @@ class HooksConfig(_Section):
     """Limits of the agent hooks: they run on every turn and must never hold it up."""
 
     pre_timeout: float = Field(default=1.5, gt=0)
+    cold_start_wait: float = Field(
+        default=5.0,
+        ge=0,
+        description="seconds a pre hook waits for a service it finds starting (the first "
+        "prompt of a session), on top of pre_timeout; `hook install` gives the hook 10 s",
+    )
     post_timeout: float = Field(default=20.0, gt=0)
+    standing_context_tokens: int = Field(
+        default=400,
+        ge=0,
+        description="tokens of the project's rules and preferences given when a session "
+        "starts (0: none)",
+    )
     min_prompt_chars: int = Field(default=3, ge=1)
     max_query_chars: int = Field(
         default=2000,

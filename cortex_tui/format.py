@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from cortex_tui.models import RecallResult
+from cortex_tui.models import Memory, RecallResult
 
 OPEN_TAG = "<cortex_memories>"
 CLOSE_TAG = "</cortex_memories>"
@@ -45,14 +45,18 @@ def humanise_age(then: datetime, now: datetime) -> str:
 
 
 def memory_line(result: RecallResult, now: datetime) -> str:
-    memory = result.memory
-    label = f"[{memory.type.value} · {humanise_age(memory.created_at, now)} · {memory.short_id}]"
-    if memory.project:
-        label = label[:-1] + f" · {_inert(memory.project)}]"
-    line = f"- {label} {_inert(memory.content)}"
+    line = stored_line(result.memory, now)
     if result.conflicts_with:
         line += f" [conflicts with: {', '.join(result.conflicts_with)}]"
     return line
+
+
+def stored_line(memory: Memory, now: datetime) -> str:
+    """One memory as a line of the block: its type, age, id and project, then its text."""
+    label = f"[{memory.type.value} · {humanise_age(memory.created_at, now)} · {memory.short_id}]"
+    if memory.project:
+        label = label[:-1] + f" · {_inert(memory.project)}]"
+    return f"- {label} {_inert(memory.content)}"
 
 
 def _inert(text: str) -> str:
@@ -73,12 +77,23 @@ def format_context(
     `max_chars` caps the whole block as well (a caller's hard limit). Returns "" when
     nothing fits.
     """
-    frame = f"{OPEN_TAG}\n{PREAMBLE}\n{CLOSE_TAG}"
+    lines = (memory_line(result, now) for result in results)
+    return framed_block(lines, PREAMBLE, budget_tokens, chars_per_token, max_chars)
+
+
+def framed_block(
+    candidates: Iterable[str],
+    preamble: str,
+    budget_tokens: int,
+    chars_per_token: float = 4.0,
+    max_chars: int | None = None,
+) -> str:
+    """The lines that fit, in order, inside the frame with `preamble`; "" when none do."""
+    frame = f"{OPEN_TAG}\n{preamble}\n{CLOSE_TAG}"
     used_tokens = estimate_tokens(frame, chars_per_token)
     used_chars = len(frame)
     lines: list[str] = []
-    for result in results:
-        line = memory_line(result, now)
+    for line in candidates:
         tokens = estimate_tokens(line, chars_per_token)
         chars = len(line) + 1
         if used_tokens + tokens > budget_tokens:
@@ -90,4 +105,4 @@ def format_context(
         used_chars += chars
     if not lines:
         return ""
-    return "\n".join([OPEN_TAG, PREAMBLE, *lines, CLOSE_TAG])
+    return "\n".join([OPEN_TAG, preamble, *lines, CLOSE_TAG])

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     StrPath = str | os.PathLike[str]
 
 DEFAULT_TIMEOUTS = {"pre": 1.5, "post": 20.0}
+DEFAULT_COLD_START_WAIT = 5.0
 _FALSE = ("0", "false", "no", "off")
 
 
@@ -44,13 +45,24 @@ def daemon_on(home: StrPath) -> bool:
 
 
 def hook_timeout(home: StrPath, kind: str) -> float:
-    key = f"{kind}_timeout"
+    value = _hooks_number(home, f"{kind}_timeout", DEFAULT_TIMEOUTS[kind])
+    return value if value > 0 else DEFAULT_TIMEOUTS[kind]
+
+
+def cold_start_wait(home: StrPath) -> float:
+    """Seconds a pre hook waits, beyond its timeout, for a service it finds starting."""
+    value = _hooks_number(home, "cold_start_wait", DEFAULT_COLD_START_WAIT)
+    return value if value >= 0 else DEFAULT_COLD_START_WAIT
+
+
+def _hooks_number(home: StrPath, key: str, default: float) -> float:
+    """`hooks.<key>` from the environment or config.toml; `default` when unset or not a
+    number."""
     raw: Any = os.environ.get(f"CORTEX_HOOKS__{key.upper()}")
     if raw is None:
         hooks = _config(home).get("hooks", {})
         raw = hooks.get(key) if isinstance(hooks, dict) else None
     try:
-        value = float(raw) if raw is not None else DEFAULT_TIMEOUTS[kind]
+        return float(raw) if raw is not None else default
     except (TypeError, ValueError):
-        return DEFAULT_TIMEOUTS[kind]
-    return value if value > 0 else DEFAULT_TIMEOUTS[kind]
+        return default

@@ -43,6 +43,7 @@ UPSERT_BATCH = 1024
 IMPORT_COUNT = 2000
 REMEMBER_COUNT = 300
 HOOK_RUNS = 20
+COLD_RUNS = 10
 HOOK_STORE_SIZE = 1000
 SESSION_TURNS = 20
 SYNC_LINES = 10_000
@@ -59,6 +60,7 @@ class BenchOptions:
     import_count: int = IMPORT_COUNT
     remember_count: int = REMEMBER_COUNT
     hook_runs: int = HOOK_RUNS
+    cold_runs: int = COLD_RUNS
     sync_lines: int = SYNC_LINES
     sync_saves: int = SYNC_SAVES
     load_sessions: int = LOAD_SESSIONS
@@ -100,6 +102,14 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
         say(f"hooks through the service ({HOOK_STORE_SIZE} memories): {report['hooks']}")
         report["mcp"] = bench_mcp(seed, settings.embedder.kind, queries, options.hook_runs)
         say(f"MCP tool calls over stdio ({HOOK_STORE_SIZE} memories): {report['mcp']}")
+    if options.cold_runs:
+        from cortex_tui.bench.cold_start import bench_cold_start
+
+        report["cold_start"] = bench_cold_start(seed, settings.embedder.kind, options.cold_runs)
+        say(
+            f"first prompt with no service running ({HOOK_STORE_SIZE} memories): "
+            f"{report['cold_start']}"
+        )
     if options.load_sessions and options.load_turns:
         from cortex_tui.bench.load import bench_load
 

@@ -32,8 +32,8 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         "install",
         parents=[common],
         help="add the recall and capture hooks to Claude Code's settings",
-        description="Add UserPromptSubmit, Stop and SessionStart (compact|resume) hooks "
-        "running `cortex-tui --hook pre|post`; everything else in the file is kept.",
+        description="Add UserPromptSubmit, Stop and SessionStart hooks running "
+        "`cortex-tui --hook pre|post`; everything else in the file is kept.",
     )
     p.add_argument(
         "--scope",

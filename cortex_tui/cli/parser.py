@@ -210,6 +210,13 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         help="hook runs and MCP tool calls through a real service (0: skip)",
     )
     p.add_argument(
+        "--cold-runs",
+        type=int,
+        default=10,
+        help="cold starts timed: the service spawned to its first answer, and a pre hook "
+        "with no service running, quiet and beside busy cores (0: skip)",
+    )
+    p.add_argument(
         "--import-count", type=int, default=2000, help="memories the import row takes in"
     )
     p.add_argument(

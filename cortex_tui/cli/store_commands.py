@@ -200,10 +200,10 @@ def cmd_bench(ctx: CommandContext) -> int:
             "--sizes and --views take whole numbers, e.g. --sizes 1000,10000"
         ) from None
     counts = (a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns, a.load_think_ms)
-    if min(*counts, a.first_frame_runs) < 0:
+    if min(*counts, a.first_frame_runs, a.cold_runs) < 0:
         raise InvalidInputError(
-            "--sync-lines, --sync-saves, --load-sessions, --load-turns, --load-think-ms "
-            "and --first-frame-runs take 0 or more"
+            "--sync-lines, --sync-saves, --load-sessions, --load-turns, --load-think-ms, "
+            "--first-frame-runs and --cold-runs take 0 or more"
         )
     for flag, count in (("--import-count", a.import_count), ("--remember-count", a.remember_count)):
         if count < 1:
@@ -213,6 +213,7 @@ def cmd_bench(ctx: CommandContext) -> int:
         queries=a.queries,
         embedder=a.embedder,
         hook_runs=a.hook_runs,
+        cold_runs=a.cold_runs,
         import_count=a.import_count,
         remember_count=a.remember_count,
         sync_lines=a.sync_lines,

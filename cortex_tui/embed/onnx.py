@@ -119,6 +119,9 @@ class OnnxEmbedder:
                     tokenizer = load_tokenizer(model)
                     session = _load_session(model, model_bytes, self._threads)
                     wants_types = any(i.name == "token_type_ids" for i in session.get_inputs())
+                    if self._lone_texts_on_one_thread and self._single_threaded is None:
+                        # Queries need it: made from the bytes just verified.
+                        self._single_threaded = _load_session(model, model_bytes, 1)
                     runtime = (tokenizer, session, wants_types)
                     self._runtime = runtime
         return runtime
@@ -145,7 +148,8 @@ class OnnxEmbedder:
         requests at once: a short text is too small to share between threads, and the
         second one spins while it waits (MiniLM int8, 2 cores: 3.4 ms and 3.4 ms of CPU
         a query, against 3.6 ms and 7.2 ms of CPU on two threads). A one-shot process
-        keeps the one session it loads."""
+        keeps the one session it loads. Said before the model loads, the load makes both
+        sessions from one read of the file."""
         self._lone_texts_on_one_thread = True
 
     def embed_query(self, text: str) -> Matrix:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from cortex_tui.clock import Clock, system_clock
@@ -49,30 +50,48 @@ def open_engine(
         tighten(path)
     recover_interrupted(path)
     chosen = embedder or make_embedder(settings.embedder, settings.models_path, lazy=True)
+    if cache_queries and isinstance(chosen, OnnxEmbedder):
+        chosen.run_lone_texts_on_one_thread()
     notices: list[str] = []
-    try:
-        store = open_store(settings.store, path, chosen.name, chosen.dimension)
-    except EmbedderMismatchError as mismatch:
-        if embedder is not None or not _keeps_packaged_file(settings, mismatch.recorded):
-            raise
-        chosen = OnnxEmbedder(packaged_model(), settings.embedder.batch_size, lazy=True)
-        store = open_store(settings.store, path, chosen.name, chosen.dimension)
-        notices.append(
-            f"this store's vectors come from the packaged MiniLM file, which embeds about "
-            f"2x slower than the default model; `cortex-tui reembed --to {DEFAULT_MODEL}` "
-            "converts it"
-        )
-    if embedder is None and isinstance(chosen, Loadable):
+    # The model loads while the store opens: both mostly wait on files and native code,
+    # and a service's cold start (the first prompt of a session waits for it) is their
+    # sum otherwise. Leaving the block waits for any load still running.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="load-model") as loader:
+        loading = _load(loader, chosen, given=embedder is not None)
         try:
-            chosen.load()
+            store = open_store(settings.store, path, chosen.name, chosen.dimension)
+        except EmbedderMismatchError as mismatch:
+            if embedder is not None or not _keeps_packaged_file(settings, mismatch.recorded):
+                raise
+            chosen = OnnxEmbedder(packaged_model(), settings.embedder.batch_size, lazy=True)
+            if cache_queries:
+                chosen.run_lone_texts_on_one_thread()
+            loading = _load(loader, chosen, given=False)
+            store = open_store(settings.store, path, chosen.name, chosen.dimension)
+            notices.append(
+                f"this store's vectors come from the packaged MiniLM file, which embeds about "
+                f"2x slower than the default model; `cortex-tui reembed --to {DEFAULT_MODEL}` "
+                "converts it"
+            )
+        try:
+            if loading is not None:
+                loading.result()
         except BaseException:
             store.close()
             raise
     if cache_queries:
         if isinstance(chosen, OnnxEmbedder):
-            chosen.run_lone_texts_on_one_thread()
+            chosen.run_lone_texts_on_one_thread()  # a given one, too
         chosen = QueryCache(chosen)
     return LocalEngine(settings, store, chosen, clock, llm, notices=notices)
+
+
+def _load(loader: ThreadPoolExecutor, chosen: Embedder, *, given: bool) -> Future[None] | None:
+    """The model's load under way, for an embedder made here (a given one is the
+    caller's to load)."""
+    if given or not isinstance(chosen, Loadable):
+        return None
+    return loader.submit(chosen.load)
 
 
 def _keeps_packaged_file(settings: Settings, recorded: str) -> bool:

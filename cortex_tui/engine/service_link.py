@@ -45,7 +45,13 @@ POST_HOOK_ROUTE = "/v1/hook/post/raw"
 
 
 class ServiceUnavailable(Exception):
-    """Nothing answers on the socket (not running, starting, or a stale socket file)."""
+    """Nothing answers on the socket (not running, starting, or a stale socket file).
+    `connected`: the socket took the connection, so a service is there, starting or too
+    busy to answer in time."""
+
+    def __init__(self, message: str, *, connected: bool = False) -> None:
+        super().__init__(message)
+        self.connected = connected
 
 
 class ServiceError(Exception):
@@ -112,17 +118,20 @@ def call_raw(
         head += f"Content-Type: {content_type}\r\n"
     head += f"Content-Length: {len(body or b'')}\r\n\r\n"
     where = socket_path(home)
+    connected = False
     try:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(where)
+            connected = True
             sock.sendall(head.encode("latin-1") + (body or b""))
             return _response(sock)
         finally:
             sock.close()
     except (OSError, ValueError) as exc:
-        raise ServiceUnavailable(f"no service on {where}: {exc}") from exc
+        problem = "no answer from the service" if connected else "no service"
+        raise ServiceUnavailable(f"{problem} on {where}: {exc}", connected=connected) from exc
 
 
 def _response(sock: _socket.socket) -> tuple[int, bytes]:
@@ -228,7 +237,7 @@ def _spawn_unless_starting(
                     return False, None
                 time.sleep(POLL)
         try:
-            if status(home) is not None or _start_under_way(home):
+            if status(home) is not None or start_under_way(home):
                 return True, None
             process = _spawn(home)
             with open_private(os.path.join(home, STARTING), "w") as marker:
@@ -238,7 +247,9 @@ def _spawn_unless_starting(
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _start_under_way(home: StrPath) -> bool:
+def start_under_way(home: StrPath) -> bool:
+    """Whether a start is under way: a service spawned in the last minute, alive, not
+    answering yet."""
     try:
         with open(os.path.join(home, STARTING), encoding="utf-8") as marker:
             pid_text, started = marker.read().split()

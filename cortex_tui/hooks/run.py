@@ -15,7 +15,7 @@ import time
 from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
 from cortex_tui.integrations.events import for_pre
-from cortex_tui.quick_settings import daemon_on, hook_timeout
+from cortex_tui.quick_settings import cold_start_wait, daemon_on, hook_timeout
 from cortex_tui.untrusted.text import decode_bytes
 
 INPUT_LIMIT = 16 * 1024 * 1024
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from cortex_tui.engine.service_link import StrPath
     from cortex_tui.log_protocol import Log
 
+    Budget = tuple[float, float]
+    """The warm deadline (monotonic) and the seconds a cold start may add to it."""
+
 
 class HookTimeout(Exception):
     pass
@@ -52,15 +55,18 @@ def run_hook(
     via = "service" if daemon_on(home) else "in-process"
     cap = hook_timeout(home, kind)
     deadline = time.monotonic() + cap
+    # A pre hook that finds the service starting (the first prompt of a session) waits
+    # for it; a warm prompt keeps its cap.
+    cold_wait = cold_start_wait(home) if kind == "pre" and via == "service" else 0.0
 
     def work() -> str:
         raw = _read_input(stdin)
         if via == "service":
-            return _via_service(kind, raw, home, text_format, deadline, log)
+            return _via_service(kind, raw, home, text_format, (deadline, cold_wait), log)
         return _in_process(kind, raw, home, text_format, log)
 
     try:
-        output = _within(cap, work)
+        output = _within(cap + cold_wait, work)
     except Exception as exc:
         if strict:
             raise
@@ -118,23 +124,25 @@ def _within(seconds: float, work: Callable[[], str]) -> str:
 
     _thread.start_new_thread(target, ())
     if not finished.acquire(timeout=seconds):
-        raise HookTimeout(f"gave up after {seconds:.1f} s (hooks.pre_timeout/post_timeout)")
+        raise HookTimeout(
+            f"gave up after {seconds:.1f} s (hooks.pre_timeout/post_timeout, cold_start_wait)"
+        )
     if failure:
         raise failure[0]
     return result[0] if result else ""
 
 
 def _via_service(
-    kind: str, raw: str, home: StrPath, text_format: bool, deadline: float, log: Log
+    kind: str, raw: str, home: StrPath, text_format: bool, budget: Budget, log: Log
 ) -> str:
     """The fast path: the service holds the warm model and store; this process only
     forwards the event (pre), or hands it to the service to spool, spooling it itself
     when the service does not (post). A service that is not running is started, unless
     it refused to start within the last minute (a damaged store, say): every turn would
-    spawn it again for nothing; a pre hook whose budget runs out while it starts gives
-    no context this turn."""
+    spawn it again for nothing."""
+    deadline, _cold_wait = budget
     if kind == "pre":
-        return _pre_via_service(for_pre(raw).encode(), home, text_format, deadline, log)
+        return _pre_via_service(for_pre(raw).encode(), home, text_format, budget, log)
     if _spooled_by_service(raw.encode(), home, deadline, log):
         return ""
     from pathlib import Path
@@ -171,31 +179,72 @@ def _spooled_by_service(event: bytes, home: StrPath, deadline: float, log: Log) 
 
 
 def _pre_via_service(
-    event: bytes, home: StrPath, text_format: bool, deadline: float, log: Log
+    event: bytes, home: StrPath, text_format: bool, budget: Budget, log: Log
 ) -> str:
     """The event as the agent sent it, answered with the hook's output as it is: the
     hook process encodes and decodes no JSON (`json` costs it ~6 ms of CPU, a large
-    part of a pre hook on a busy machine). No status call first: a service that does
-    not answer is started, then asked again."""
+    part of a pre hook on a busy machine). No status call first.
+
+    A service that is not there, or still starting, is started and waited for up to
+    `hooks.cold_start_wait` more: the first prompt of a session gets its memories. A
+    SessionStart does not wait: it starts the service for the prompt to come. A service
+    that is up but too busy to answer within the cap gives nothing this turn."""
+    deadline, cold_wait = budget
     route = service_link.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
-    for attempt in (1, 2):
-        try:
-            status, answer = _send(event, route, home, deadline - time.monotonic())
-        except service_link.ServiceUnavailable:
-            if attempt == 2 or not _started(home, deadline, log):
-                return ""
-            continue
-        if status == 404 and b'"error"' not in answer:
-            # No such route (not an engine error, which names itself): a service
-            # started by an earlier version, which lives on while hooks keep it busy.
-            # Ask it to stop, and the next turn starts this version's.
-            log.warning("the running service predates this hook; restarting it")
-            service_link.call_raw(home, "POST", "/v1/shutdown", timeout=1.0)
+    try:
+        answer = _pre_answer(event, route, home, deadline - time.monotonic(), log)
+    except service_link.ServiceUnavailable as exc:
+        if b'"SessionStart"' in event:
+            _start_in_background(home, log)
             return ""
-        if status >= 400:
-            raise service_link.answer_error(status, answer)
-        return answer.decode("utf-8", errors="replace")
-    return ""
+        if exc.connected and not service_link.start_under_way(home):
+            log.info("the service is too busy to answer in time: no context this turn")
+            _keep_prompt_here(event, home, log)
+            return ""
+        cold_deadline = deadline + cold_wait
+        if not _started(home, cold_deadline, log):
+            _keep_prompt_here(event, home, log)
+            return ""
+        try:
+            answer = _pre_answer(event, route, home, cold_deadline - time.monotonic(), log)
+        except service_link.ServiceUnavailable:
+            _keep_prompt_here(event, home, log)
+            raise
+    return answer
+
+
+def _pre_answer(event: bytes, route: str, home: StrPath, seconds: float, log: Log) -> str:
+    status, answer = _send(event, route, home, seconds)
+    if status == 404 and b'"error"' not in answer:
+        # No such route (not an engine error, which names itself): a service started
+        # by an earlier version, which lives on while hooks keep it busy. Ask it to
+        # stop, and the next turn starts this version's.
+        log.warning("the running service predates this hook; restarting it")
+        service_link.call_raw(home, "POST", "/v1/shutdown", timeout=1.0)
+        return ""
+    if status >= 400:
+        raise service_link.answer_error(status, answer)
+    return answer.decode("utf-8", errors="replace")
+
+
+def _start_in_background(home: StrPath, log: Log) -> None:
+    """A session starts: start the service for its first prompt, without waiting."""
+    refusal = service_link.start_refusal(home)
+    if refusal is None:
+        service_link.start(home, wait=0.0)
+        log.info("session starts: the service is starting for its first prompt")
+    else:
+        log.warning("the service does not start: %s", refusal)
+
+
+def _keep_prompt_here(event: bytes, home: StrPath, log: Log) -> None:
+    """The service did not take the prompt: keep it for its turn's capture here."""
+    from pathlib import Path
+
+    from cortex_tui.integrations.events import parse_event
+    from cortex_tui.integrations.turns import keep_prompt
+
+    keep_prompt(parse_event(event.decode("utf-8", errors="replace")), Path(home), log)
 
 
 def _send(event: bytes, route: str, home: StrPath, seconds: float) -> tuple[int, bytes]:
@@ -232,7 +281,14 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     from cortex_tui.config import load_settings
     from cortex_tui.integrations.events import parse_event
     from cortex_tui.integrations.output import render
-    from cortex_tui.integrations.turns import capture_turn, drain_spool, plan_pre, spool_turn
+    from cortex_tui.integrations.turns import (
+        capture_turn,
+        drain_spool,
+        keep_prompt,
+        plan_pre,
+        pre_context,
+        spool_turn,
+    )
 
     # A note while loading settings (an old weight table, say) goes to the log, not
     # to the agent's stderr.
@@ -240,24 +296,33 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     settings = load_settings()
     event = parse_event(raw)
     if kind == "pre":
+        keep_prompt(event, Path(home), log)
         plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
         if plan is None:
             return ""
+        from cortex_tui.engine.standing import standing_context
         from cortex_tui.recall.request import RecallRequest
 
         engine = _open_engine(settings, log)
-        try:
-            response = engine.recall(
-                RecallRequest(
-                    query=plan.query,
-                    project=plan.project,
-                    max_chars=plan.max_chars,
-                    rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
-                )
+
+        def recall(max_chars: int) -> str:
+            request = RecallRequest(
+                query=plan.query,
+                project=plan.project,
+                max_chars=max_chars,
+                rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
             )
+            return engine.recall(request).context
+
+        def standing(max_chars: int) -> str:
+            budget = settings.hooks.standing_context_tokens
+            return standing_context(engine, plan.project, budget, max_chars)
+
+        try:
+            context = pre_context(plan, standing, recall)
         finally:
             engine.close()
-        return render(event, response.context, text_format)
+        return render(event, context, text_format)
     spool = spool_turn(event, Path(home), log)
     if spool is None or not spool.pending():
         return ""

@@ -47,8 +47,10 @@ class HookSpec:
 OUR_HOOKS = (
     HookSpec("UserPromptSubmit", "pre", 10),
     HookSpec("Stop", "post", 30),
-    # After compaction or a resume the recalled context is gone from the conversation.
-    HookSpec("SessionStart", "pre", 10, "compact|resume"),
+    # Every source (startup, resume, clear, compact): a starting session starts the
+    # service for its first prompt and gets the project's standing context; after a
+    # compaction or a resume, the recalled context is given again.
+    HookSpec("SessionStart", "pre", 10),
 )
 
 
@@ -274,13 +276,20 @@ def _command(entry: Any) -> str | None:
 def _place(
     groups: list[Any], spec: HookSpec, desired: JsonObject
 ) -> tuple[list[Any], list[Change]]:
-    """One event's groups with `desired` present once under the spec's matcher."""
+    """One event's groups with `desired` present once under the spec's matcher; ours
+    under another matcher (an earlier version's `compact|resume`) are removed, since
+    Claude Code would run both."""
     new_groups: list[Any] = []
     changes: list[Change] = []
     placed = False
     for group in groups:
         if _matcher(group) != spec.matcher:
-            new_groups.append(group)
+            kept, removed = _without_ours(group, spec.kind)
+            changes += [Change("removed", spec.event, _matcher(group), cmd) for cmd in removed]
+            if not removed:
+                new_groups.append(group)
+            elif kept:
+                new_groups.append({**group, "hooks": kept})
             continue
         entries: list[Any] = []
         for entry in _entries(group):
@@ -306,13 +315,15 @@ def _place(
     return new_groups, changes
 
 
-def _without_ours(group: Any) -> tuple[list[Any], list[str]]:
-    """The group's entries that are not ours, and the commands of those that were."""
+def _without_ours(group: Any, kind: str | None = None) -> tuple[list[Any], list[str]]:
+    """The group's entries that are not ours (of `kind`, when given), and the commands
+    of those that were."""
     kept: list[Any] = []
     removed: list[str] = []
     for entry in _entries(group):
         command = _command(entry)
-        if command is not None and our_kind(command):
+        found = our_kind(command) if command is not None else None
+        if command is not None and found and kind in (None, found):
             removed.append(command)
         else:
             kept.append(entry)

@@ -19,12 +19,14 @@ from cortex_tui.errors import InvalidInputError
 from cortex_tui.integrations.events import HookEvent, message_text
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
 from cortex_tui.integrations.project import project_for, safe_name
+from cortex_tui.integrations.session_turns import SessionTurns
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
+    from cortex_tui.capture.transcript import Turn
     from cortex_tui.config import HooksConfig
     from cortex_tui.engine.capture import CaptureProgress, CaptureReport
     from cortex_tui.engine.capture_batch import Hold
@@ -46,15 +48,20 @@ CONTEXT_BLOCK_TAG = "<cortex_memories>"
 
 
 class PrePlan:
-    """What to recall before a turn: the query, its project, the size cap."""
+    """What to give before a turn: a recall for `query` (none when it is empty), the
+    project's standing rules and preferences when a session starts (`standing`), and the
+    size cap of the two together."""
 
-    __slots__ = ("max_chars", "project", "query", "session")
+    __slots__ = ("max_chars", "project", "query", "session", "standing")
 
-    def __init__(self, query: str, project: str | None, session: str, max_chars: int) -> None:
+    def __init__(
+        self, query: str, project: str | None, session: str, max_chars: int, standing: bool = False
+    ) -> None:
         self.query = query
         self.project = project
         self.session = session
         self.max_chars = max_chars
+        self.standing = standing
 
     def cache_key(self) -> tuple[str, str, str]:
         """Session + project + normalised query: a repeated prompt (a retry, a resumed
@@ -64,24 +71,39 @@ class PrePlan:
 
 
 def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -> PrePlan | None:
-    """None when this event gets no context: another Claude event, a SessionStart that is
-    not a compact/resume, a prompt too short, or one already carrying our block. A long
-    prompt is recalled on its start (`hooks.max_query_chars`, within `query_chars`)."""
+    """None when this event gets no context: another Claude event, a prompt too short,
+    or one already carrying our block. A session's start (any SessionStart) gets the
+    project's standing context; after a compaction or a resume, also a recall for the
+    session's last prompt, whose context the conversation lost. A long prompt is
+    recalled on its start (`hooks.max_query_chars`, within `query_chars`)."""
     if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
         return None
     prompt = event.prompt.strip()
-    if event.caller == "claude" and event.event == "SessionStart":
-        if event.source not in ("compact", "resume"):
-            return None
-        prompt = last_user_prompt(event.transcript_path, log)
-    if len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
+    starting = event.caller == "claude" and event.event == "SessionStart"
+    if starting:
+        resumed = event.source in ("compact", "resume")
+        prompt = last_user_prompt(event.transcript_path, log) if resumed else ""
+        if len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
+            prompt = ""
+    elif len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
         return None
     return PrePlan(
         query=prompt[: min(hooks.max_query_chars, query_chars)].strip(),
         project=project_for(event.cwd),
         session=safe_name(event.session_id),
         max_chars=CLAUDE_CONTEXT_CAP - 200,
+        standing=starting,
     )
+
+
+def pre_context(plan: PrePlan, standing: Callable[[int], str], recall: Callable[[int], str]) -> str:
+    """The standing block, then the recalled one, within the plan's cap together; each
+    callable takes the characters left for it."""
+    blocks = [standing(plan.max_chars)] if plan.standing else []
+    if plan.query:
+        left = plan.max_chars - sum(len(block) + 1 for block in blocks)
+        blocks.append(recall(left) if left > 0 else "")
+    return "\n".join(block for block in blocks if block)
 
 
 def last_user_prompt(transcript_path: str | None, log: Log) -> str:
@@ -100,21 +122,46 @@ def last_user_prompt(transcript_path: str | None, log: Log) -> str:
 
 def spool_turn(event: HookEvent, home: Path, log: Log) -> Spool | None:
     """Append the turn's new text to the spool (fsynced) and advance the session's
-    transcript offset; None when the event is not one to capture."""
+    transcript offset; None when the event is not one to capture. A Claude Code turn is
+    put together from the hooks' events and the transcript (`session_turns.py`)."""
     if event.caller == "claude" and (event.stop_hook_active or event.agent_id):
         return None
     spool = Spool(home / "spool", log)
     session = safe_name(event.session_id)
-    text, new_offset = _turn_text(event, home, session, log)
+    if event.caller != "claude":
+        _spool_text(spool, _event_text(event), event, session, log)
+        return spool
+    from cortex_tui.capture.transcript import conversation_text
+
+    with SessionTurns(home, event.session_id) as kept:
+        transcript, new_offset = _transcript_turns(event, home, session, log)
+        turn = kept.whole_turn(transcript, event.last_assistant_message)
+        _spool_text(spool, conversation_text(turn), event, session, log)
+        if new_offset is not None:
+            Offsets(home / "spool" / "offsets").set(session, new_offset)
+        kept.settle()
+    return spool
+
+
+def keep_prompt(event: HookEvent, home: Path, log: Log) -> None:
+    """Keep a Claude Code prompt until its turn is captured (`session_turns.py`): the
+    Stop hook may run before the transcript shows it."""
+    if event.caller != "claude" or event.event != "UserPromptSubmit" or not event.session_id:
+        return
+    try:
+        with SessionTurns(home, event.session_id) as kept:
+            kept.keep_prompt(event.prompt)
+    except OSError as exc:
+        log.info("prompt not kept for capture: %s", exc)
+
+
+def _spool_text(spool: Spool, text: str, event: HookEvent, session: str, log: Log) -> None:
     if text.strip():
         entry = turn_entry(text, event.session_id, project_for(event.cwd))
         if spool.append(entry):
             log.info(
                 "spooled turn %s of session %s (%d chars)", entry["key"][:8], session, len(text)
             )
-    if new_offset is not None:
-        Offsets(home / "spool" / "offsets").set(session, new_offset)
-    return spool
 
 
 def turn_entry(
@@ -297,29 +344,28 @@ def spool_draft(draft: dict[str, Any], home: Path, log: Log) -> str:
     return key
 
 
-def _turn_text(event: HookEvent, home: Path, session: str, log: Log) -> tuple[str, int | None]:
-    """The part of the conversation not captured yet, and the transcript offset after it."""
-    if event.caller == "plain":
-        return event.prompt, None
+def _event_text(event: HookEvent) -> str:
+    """The turn an OpenClaw event or plain text carries whole."""
     if event.caller == "openclaw":
-        return _last_openclaw_turn(event), None
-    if event.transcript_path:
-        from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
+        return _last_openclaw_turn(event)
+    return event.prompt
 
-        offsets = Offsets(home / "spool" / "offsets")
-        try:
-            turns, offset = read_transcript_turns(event.transcript_path, offsets.get(session))
-        except InvalidInputError as exc:
-            log.info("transcript not read: %s", exc)
-            turns, offset = [], None
-        if turns:
-            return conversation_text(turns), offset
-        if event.last_assistant_message:
-            return f"Assistant: {event.last_assistant_message}", offset
-        return "", offset
-    if event.last_assistant_message:
-        return f"Assistant: {event.last_assistant_message}", None
-    return "", None
+
+def _transcript_turns(
+    event: HookEvent, home: Path, session: str, log: Log
+) -> tuple[list[Turn], int | None]:
+    """The transcript's lines not captured yet, and the offset after them (none when
+    the event names no transcript, or it cannot be read yet)."""
+    if not event.transcript_path:
+        return [], None
+    from cortex_tui.capture.transcript import read_transcript_turns
+
+    offsets = Offsets(home / "spool" / "offsets")
+    try:
+        return read_transcript_turns(event.transcript_path, offsets.get(session))
+    except InvalidInputError as exc:
+        log.info("transcript not read: %s", exc)
+        return [], None
 
 
 def _last_openclaw_turn(event: HookEvent) -> str:

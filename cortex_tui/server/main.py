@@ -30,7 +30,11 @@ from cortex_tui.private import open_private, private_dir
 from cortex_tui.tcp import listen
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import ModuleType
+
     import uvicorn
+    from fastapi import FastAPI
 
     from cortex_tui.server.service import Service
 
@@ -118,12 +122,9 @@ def _stop(home: Path) -> int:
 
 
 def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
-    import uvicorn
+    from concurrent.futures import ThreadPoolExecutor
 
     from cortex_tui.config import load_settings
-    from cortex_tui.engine.open import open_engine
-    from cortex_tui.server.app import build_app
-    from cortex_tui.server.service import Service
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -136,11 +137,19 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
     if tcp and not api_key:
         raise ServeError("--tcp needs an API key: set CORTEX_API_KEY to a long random secret")
     private_dir(home)
-    with _service_lock(home):
+    with _service_lock(home), ThreadPoolExecutor(1, "import-web") as importer:
         sockets = [_bind_unix(Path(service_link.socket_path(home)))]
         if tcp:
             sockets.append(listen(tcp, "--tcp"))
+        # The web stack is imported while the engine opens (the model load and the
+        # store's open leave the interpreter free most of the time): the first prompt
+        # of a session waits for the whole cold start.
+        web = importer.submit(_web_stack)
+        from cortex_tui.engine.open import open_engine
+        from cortex_tui.server.service import Service
+
         engine = open_engine(settings, cache_queries=True)
+        uvicorn, build_app = web.result()
         service = Service(engine, settings)
         app = build_app(service, api_key=api_key if tcp else None)
         config = uvicorn.Config(
@@ -169,6 +178,14 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
                 os.unlink(service_link.socket_path(home))
             log.info("stopped")
     return 0
+
+
+def _web_stack() -> tuple[ModuleType, Callable[..., FastAPI]]:
+    import uvicorn
+
+    from cortex_tui.server.app import build_app
+
+    return uvicorn, build_app
 
 
 @contextlib.contextmanager

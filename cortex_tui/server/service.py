@@ -23,7 +23,9 @@ from typing import Any, TypeVar
 from cortex_tui.config import Settings
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.spool import Spool, TurnProgress
+from cortex_tui.engine.standing import standing_context
 from cortex_tui.integrations.events import parse_event
+from cortex_tui.integrations.session_turns import prune_sessions
 from cortex_tui.integrations.turns import (
     PrePlan,
     batch_capture,
@@ -153,7 +155,7 @@ class Service:
 
     # --- hooks -----------------------------------------------------------------------
 
-    def hook_context(self, plan: PrePlan) -> tuple[str, list[str]]:
+    def hook_context(self, plan: PrePlan, max_chars: int) -> tuple[str, list[str]]:
         """The context block for a pre hook, and the ids of the memories in it whose
         reads are still to be counted (`touch`, after the answer is sent). From the
         cache when the same prompt of the same session was recalled since the store last
@@ -161,7 +163,7 @@ class Service:
         the query cache)."""
         self.engine.embedder.embed_query(plan.query)
         with self._lock.hold("hook", urgent=True):
-            key = (*plan.cache_key(), self._generation)
+            key = (*plan.cache_key(), max_chars, self._generation)
             cached = self._cache.get(key)
             if cached is not None:
                 return cached, []
@@ -169,13 +171,19 @@ class Service:
                 RecallRequest(
                     query=plan.query,
                     project=plan.project,
-                    max_chars=plan.max_chars,
+                    max_chars=max_chars,
                     rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
                     update_access=False,
                 )
             )
             self._cache.put(key, response.context)
             return response.context, [result.memory.id for result in response.results]
+
+    def standing_context(self, project: str | None, max_chars: int) -> str:
+        """The project's rules and preferences for a session's start (`engine/standing.py`)."""
+        budget = self.settings.hooks.standing_context_tokens
+        with self._lock.hold("hook", urgent=True):
+            return standing_context(self.engine, project, budget, max_chars)
 
     def touch(self, memory_ids: list[str]) -> None:
         """Count the reads of a pre hook's memories, behind any waiting reader; not a
@@ -205,6 +213,8 @@ class Service:
         """Replay whatever the spool holds (turns a crash left unfinished) and then wait
         for the hooks' nudges."""
         self._drain_wanted.set()
+        if forgotten := prune_sessions(self.home):
+            log.info("forgot the hook state of %d session(s) untouched for a month", forgotten)
         self._drainer.start()
         self.watch.reload()
         self.compaction.start()

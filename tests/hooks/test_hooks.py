@@ -104,13 +104,33 @@ def test_text_format_openclaw_and_plain(home: Path) -> None:
             }
         ),
         json.dumps({"hook_event_name": "PreToolUse", "prompt": "atlas API port"}),
-        json.dumps({"hook_event_name": "SessionStart", "source": "startup"}),
         "",
     ],
 )
 def test_prompts_that_get_nothing(home: Path, stdin: str) -> None:
     r = hook(home, "pre", stdin)
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+
+
+def test_a_session_start_gets_the_projects_rules_and_preferences(
+    home: Path, tmp_path: Path
+) -> None:
+    remember_offline(home, "Never push to main directly", "--project", "atlas", "--type", "rule")
+    remember_offline(home, "Makefiles are indented with tabs", "--type", "preference")
+    start = {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s"}
+
+    atlas = hook(home, "pre", json.dumps({**start, "cwd": str(repo(tmp_path, "atlas"))}))
+    harbor = hook(home, "pre", json.dumps({**start, "cwd": str(repo(tmp_path, "harbor"))}))
+
+    spec = json.loads(atlas.stdout)["hookSpecificOutput"]
+    assert spec["hookEventName"] == "SessionStart"
+    context = spec["additionalContext"]
+    assert context.startswith("<cortex_memories>\nStanding rules and preferences")
+    assert "Never push to main directly" in context and "indented with tabs" in context
+    assert "port 8443" not in context  # a fact waits for a prompt that asks for it
+    assert context.index("Never push") < context.index("indented with tabs")  # its own first
+    other = json.loads(harbor.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Never push to main" not in other and "indented with tabs" in other
 
 
 def test_failures_exit_zero_silently_and_are_logged(home: Path) -> None:

@@ -44,7 +44,7 @@ INSTALLED: dict[str, Any] = {
         "Stop": [*ORIGINAL["hooks"]["Stop"], {"hooks": [OUR_POST]}],
         "SessionStart": [
             *ORIGINAL["hooks"]["SessionStart"],
-            {"matcher": "compact|resume", "hooks": [OUR_PRE]},
+            {"hooks": [OUR_PRE]},
         ],
         "UserPromptSubmit": [{"hooks": [OUR_PRE]}],
     },
@@ -224,7 +224,7 @@ def test_project_and_local_scopes_write_into_the_working_folder(
         "hooks": {
             "UserPromptSubmit": [{"hooks": [OUR_PRE]}],
             "Stop": [{"hooks": [OUR_POST]}],
-            "SessionStart": [{"matcher": "compact|resume", "hooks": [OUR_PRE]}],
+            "SessionStart": [{"hooks": [OUR_PRE]}],
         }
     }
     assert sorted(p.name for p in (project / ".claude").iterdir()) == [name]
@@ -327,6 +327,26 @@ def test_duplicates_of_ours_are_removed_and_emptied_groups_dropped(tmp_path: Pat
         {"hooks": [{"type": "command", "command": "say done"}]},
     ]
     assert [c.action for c in changes if c.event == "Stop"] == ["removed", "removed"]
+
+
+def test_an_earlier_versions_session_start_matcher_gives_way_to_every_source(
+    tmp_path: Path,
+) -> None:
+    theirs = {"type": "command", "command": "echo resumed"}
+    earlier = {"matcher": "compact|resume", "hooks": [theirs, OUR_PRE]}
+    settings = {"hooks": {"SessionStart": [earlier]}}
+
+    result, changes = hi.install(settings, "cortex-tui", tmp_path / "s.json")
+
+    assert result["hooks"]["SessionStart"] == [
+        {"matcher": "compact|resume", "hooks": [theirs]},
+        {"hooks": [OUR_PRE]},
+    ]
+    assert [(c.action, c.matcher) for c in changes if c.event == "SessionStart"] == [
+        ("removed", "compact|resume"),
+        ("added", None),
+    ]
+    assert hi.install(result, "cortex-tui", tmp_path / "s.json")[1] == []
 
 
 def test_uninstall_drops_only_the_containers_it_emptied(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from cortex_tui.engine.spool import Spool, turn_key
 from cortex_tui.models import Candidate, MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
-from tests.server.conftest import service_env, start_service, stop_service
+from tests.server.conftest import remember_offline, service_env, start_service, stop_service
 
 
 def run(home: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
@@ -237,6 +237,34 @@ def test_hook_and_cli_start_the_service_when_needed(tmp_path: Path) -> None:
     offline = run(home, "--home", str(home), "list", "--json", "--no-daemon")
     assert json.loads(offline.stdout)["total"] == 1
     assert service_link.status(home) is None
+
+
+def test_a_session_start_starts_the_service_and_its_first_prompt_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    remember_offline(home, "Ship on Fridays is forbidden")
+    start = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "session_id": "s"})
+    # A cap no service start fits in: only the cold-start wait lets the prompt through.
+    cold = {"CORTEX_HOOKS__PRE_TIMEOUT": "0.2", "CORTEX_HOOKS__COLD_START_WAIT": "60"}
+    try:
+        began = run(home, "--hook", "pre", stdin=start, **cold)
+        assert (began.returncode, began.stdout) == (0, "")  # no wait at a session's start
+        wait_for(lambda: service_link.status(home) is not None)
+        assert run(home, "serve", "--stop").stdout.strip() == "stopped"
+
+        first = run(home, "--hook", "pre", stdin=prompt_event("can we ship on fridays"), **cold)
+        assert "Fridays" in json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert run(home, "serve", "--stop").stdout.strip() == "stopped"
+
+        no_wait = {**cold, "CORTEX_HOOKS__COLD_START_WAIT": "0"}
+        given_up = run(home, "--hook", "pre", stdin=prompt_event("ship on fridays?"), **no_wait)
+        assert (given_up.returncode, given_up.stdout) == (0, "")
+        log = (home / "logs" / "hooks.log").read_text().splitlines()[-1]
+        assert "gave up after 0.2 s" in log or "still starting: no context" in log
+    finally:
+        wait_for(lambda: service_link.status(home) is not None, 60)  # the one it started
+        assert service_link.stop(home)
 
 
 def test_hook_stays_silent_when_the_service_cannot_start(tmp_path: Path) -> None:

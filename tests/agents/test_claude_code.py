@@ -1,0 +1,198 @@
+"""The real Claude Code (npm, pinned) with cortex-tui wired in as a person wires it:
+`hook install`, `mcp install`, then `claude -p` in a git project, the model replaced by
+the stand-in on 127.0.0.1. What the tests read is what the model was sent."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from cortex_tui.bench.cold_start import busy_cores
+from cortex_tui.engine import service_link
+from tests.agents.claude_code import ClaudeCode
+from tests.agents.conftest import wait_for
+from tests.agents.model_standin import ModelStandIn, Request, Text, ToolCall
+
+DECISION = (
+    "Decision for the record: from now on harbor deploys with Argo CD instead of Flux, "
+    "and Kwame owns the Argo CD setup."
+)
+
+
+def injected(request: Request, event: str = "") -> str:
+    """The memory blocks our hooks put in what the model was sent; with `event` (its
+    label, e.g. "SessionStart hook additional context"), the blocks of that event's
+    last context alone."""
+    text = request.text
+    if event:
+        at = text.rfind(event)
+        assert at >= 0, f"no {event!r} in the model's request"
+        text = re.split(r"(?<=</cortex_memories>)(?!\\n<cortex_memories>)", text[at:])[0]
+    return "\n".join(re.findall(r"<cortex_memories>.*?</cortex_memories>", text))
+
+
+def memories(claude: ClaudeCode, words: str) -> list[dict[str, Any]]:
+    """The current memories holding every one of `words`, through the running service."""
+    listed = claude.cortex("search", words, "--json", daemon=True)
+    return list(json.loads(listed.stdout)["memories"])
+
+
+def test_the_first_prompt_of_a_session_gets_memories_while_a_busy_machine_starts_the_service(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("hook", "install")
+    fact = "Harbor deploys with Argo CD and Kwame owns the Argo CD setup."
+    claude.cortex("remember", "--project", "harbor", fact)
+    cortex_home = Path(claude.env["CORTEX_HOME"])
+    assert service_link.status(cortex_home) is None  # cold: nothing serves the store
+    with busy_cores(2):  # a laptop compiling, or running tests
+        claude.run("Who owns the Argo CD setup these days?")
+    assert "Kwame owns the Argo CD setup" in injected(
+        model.requests[0], "UserPromptSubmit hook additional context"
+    )
+
+
+def test_a_decision_stated_in_one_session_is_in_the_next_sessions_request(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("hook", "install")
+    model.script = [Text("Noted.")]  # the reply does not repeat the decision
+    claude.run(DECISION)
+    wait_for(lambda: memories(claude, "Kwame"), "the decision to be captured")
+    model.requests.clear()
+    claude.run("Who owns the Argo CD setup?")
+    context = injected(model.requests[0])
+    assert "Kwame owns the Argo CD setup" in context
+    assert "Argo CD instead of Flux" in context
+
+
+def test_a_session_start_gives_the_projects_rules_and_a_resume_gives_back_the_recalled_context(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("hook", "install")
+    claude.cortex(
+        "remember", "--project", "harbor", "--type", "rule", "Never deploy harbor on a Friday."
+    )
+    rollback = "To roll back harbor, run argocd app rollback harbor with the previous revision."
+    claude.cortex("remember", "--project", "harbor", rollback, daemon=True)  # the service is up
+    first = claude.run("How do we roll back a harbor deploy?")
+    standing = injected(model.requests[0], "SessionStart hook additional context")
+    assert "Never deploy harbor on a Friday." in standing
+    assert "argocd app rollback" not in standing  # a fact is recalled, not standing
+
+    model.requests.clear()
+    claude.run("ok", "--resume", first.session_id)  # too short to recall for
+    restored = injected(model.requests[0], "SessionStart hook additional context")
+    assert "argocd app rollback harbor" in restored
+    assert "Never deploy harbor on a Friday." in restored
+
+
+def test_a_stop_hook_that_keeps_claude_going_does_not_capture_the_turn_twice(
+    claude: ClaudeCode, model: ModelStandIn, tmp_path: Path
+) -> None:
+    marker = tmp_path / "blocked-once"
+    script = tmp_path / "review_once.py"
+    script.write_text(
+        "import json, pathlib, sys\n"
+        f"marker = pathlib.Path({str(marker)!r})\n"
+        "if not marker.exists():\n"
+        "    marker.touch()\n"
+        '    print(json.dumps({"decision": "block", "reason": "Check the plan once more."}))\n'
+    )
+    their_stop = {"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}
+    settings = claude.home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"Stop": [their_stop]}}))
+    claude.cortex("hook", "install")
+    model.script = [Text("Noted."), Text("Checked: the plan stands.")]
+    claude.run(DECISION)
+    assert marker.exists() and len(model.requests) == 2  # their hook kept Claude going
+    wait_for(lambda: memories(claude, "Kwame"), "the decision to be captured")
+    [stored] = memories(claude, "Kwame")
+    assert stored["reinforced_count"] == 0  # captured once, not seen again
+
+
+def test_the_model_uses_the_memory_tools_through_claude_codes_mcp_client(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("mcp", "install")
+    fact = "The harbor staging cluster runs in eu-west-1."
+
+    def forget_what_was_remembered(request: Request) -> ToolCall:
+        remembered = _tool_answer(model.requests[1])
+        return ToolCall(
+            "mcp__cortex-tui__forget", {"memory_id": remembered["result"]["memory"]["id"]}
+        )
+
+    model.script = [
+        ToolCall("mcp__cortex-tui__remember", {"content": fact, "project": "harbor"}),
+        ToolCall("mcp__cortex-tui__recall", {"query": "where does harbor staging run?"}),
+        ToolCall("mcp__cortex-tui__recall", {"query": ""}),  # a bad argument
+        ToolCall("mcp__cortex-tui__conflicts", {}),
+        forget_what_was_remembered,
+        Text("Done with the memory tools."),
+    ]
+    session = claude.run("Try the memory tools.", "--allowedTools", "mcp__cortex-tui")
+    assert session.reply == "Done with the memory tools."
+    tools = model.requests[0].tools
+    assert {f"mcp__cortex-tui__{name}" for name in ("recall", "remember", "forget")} <= set(tools)
+
+    remembered = _tool_answer(model.requests[1])
+    assert remembered["result"]["action"] == "created"
+    recalled = _tool_answer(model.requests[2])
+    assert recalled["results"][0]["memory"]["content"] == fact
+    [refused] = model.requests[3].tool_results()
+    assert refused.get("is_error") is True and "query" in json.dumps(refused["content"])
+    listed = _tool_answer(model.requests[4])
+    assert listed["groups"] == []
+    forgotten = _tool_answer(model.requests[5])
+    assert forgotten["status"] == "deleted"
+    assert not memories(claude, "eu-west-1")
+
+
+def _tool_answer(request: Request) -> dict[str, Any]:
+    """The structured answer in the request's one tool result, which did not fail."""
+    [result] = request.tool_results()
+    assert not result.get("is_error"), result
+    content = result["content"]
+    text = content if isinstance(content, str) else content[0]["text"]
+    answer = json.loads(text)
+    assert isinstance(answer, dict)
+    return answer
+
+
+def test_install_then_uninstall_leaves_claude_codes_files_as_they_were(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    settings = claude.home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    theirs = {
+        "permissions": {"allow": ["Bash(git status)"]},
+        "hooks": {
+            "SessionStart": [
+                {"matcher": "startup", "hooks": [{"type": "command", "command": "true"}]}
+            ]
+        },
+    }
+    settings.write_text(json.dumps(theirs, indent=2) + "\n")
+    mcp_file = claude.home / ".claude.json"
+    servers = {"mcpServers": {"docs": {"type": "stdio", "command": "docs-server", "args": []}}}
+    mcp_file.write_text(json.dumps(servers, indent=2) + "\n")
+    before = {path: path.read_bytes() for path in (settings, mcp_file)}
+
+    claude.cortex("hook", "install")
+    claude.cortex("mcp", "install")
+    assert all(path.read_bytes() != data for path, data in before.items())
+    claude.cortex("hook", "install", "--uninstall")
+    claude.cortex("mcp", "install", "--uninstall")
+    assert {path: path.read_bytes() for path in before} == before
+
+    session = claude.run("Hello there, which branch is this?")
+    assert session.reply == "Done."
+    [request] = model.requests
+    assert "<cortex_memories>" not in request.text
+    assert not any(tool.startswith("mcp__cortex-tui__") for tool in request.tools)
+    assert not (Path(claude.env["CORTEX_HOME"]) / "logs" / "hooks.log").exists()
