@@ -284,7 +284,7 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     from cortex_tui.integrations.turns import (
         capture_turn,
         drain_spool,
-        keep_prompt,
+        note_pre,
         plan_pre,
         pre_context,
         spool_turn,
@@ -296,8 +296,8 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     settings = load_settings()
     event = parse_event(raw)
     if kind == "pre":
-        keep_prompt(event, Path(home), log)
-        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
+        standing_due = note_pre(event, Path(home), log)
+        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log, standing_due)
         if plan is None:
             return ""
         from cortex_tui.engine.standing import standing_context

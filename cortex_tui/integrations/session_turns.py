@@ -48,15 +48,17 @@ _NOT_A_PROMPT = ("<command-name>", "<command-message>", "<local-command-stdout>"
 
 
 class SessionTurns:
-    """One session's kept prompts and owed lines, locked while in use (one lock for all
+    """One session's kept prompts, owed lines and whether it was given its standing
+    context, locked while in use (one lock for all
     sessions: each holds it for a file's read and write): the Stop of one turn and the
     next prompt's UserPromptSubmit may meet (a prompt typed while the hook runs), and
     neither may lose what the other wrote.
 
-    `with SessionTurns(home, session_id) as session:` then `keep_prompt`, or
-    `whole_turn` and, once the turn is spooled, `settle`."""
+    `with SessionTurns(home, session_id) as session:` then `keep_prompt` and
+    `standing_due` before a turn, or `whole_turn` and, once the turn is spooled,
+    `settle` after it."""
 
-    __slots__ = ("_lock", "_next", "owed", "path", "prompts")
+    __slots__ = ("_lock", "_next", "owed", "path", "prompts", "standing_given")
 
     def __init__(self, home: Path, session_id: str | None) -> None:
         from cortex_tui.integrations.project import safe_name
@@ -64,6 +66,7 @@ class SessionTurns:
         self.path = home / "spool" / "sessions" / f"{safe_name(session_id)}.json"
         self.prompts: list[str] = []
         self.owed: list[str] = []
+        self.standing_given = False
         self._next: tuple[list[str], list[str]] | None = None
         self._lock: IO[str] | None = None
 
@@ -90,6 +93,16 @@ class SessionTurns:
             return  # the same event again (a retried hook)
         self.prompts = [*self.prompts, prompt][-PROMPTS_KEPT:]
         self._save(durable=False)
+
+    def standing_due(self) -> bool:
+        """Whether the session is yet to be given the project's standing context (its
+        SessionStart found no service running, or came before this version); from now
+        on it counts as given."""
+        if self.standing_given:
+            return False
+        self.standing_given = True
+        self._save(durable=False)
+        return True
 
     def whole_turn(self, transcript: list[Turn], reply: str | None) -> list[Turn]:
         """The turn: kept prompts the transcript does not show, the transcript's new
@@ -132,14 +145,12 @@ class SessionTurns:
         except (OSError, ValueError):
             return
         if isinstance(data, dict):
-            prompts, owed = data.get("prompts"), data.get("owed")
-            self.prompts = (
-                [p for p in prompts if isinstance(p, str)] if isinstance(prompts, list) else []
-            )
-            self.owed = [d for d in owed if isinstance(d, str)] if isinstance(owed, list) else []
+            self.prompts = _strings(data.get("prompts"))[-PROMPTS_KEPT:]
+            self.owed = _strings(data.get("owed"))[-OWED_KEPT:]
+            self.standing_given = data.get("standing") is True
 
     def _save(self, *, durable: bool) -> None:
-        if not self.prompts and not self.owed:
+        if not self.prompts and not self.owed and not self.standing_given:
             try:
                 os.unlink(self.path)
             except FileNotFoundError:  # contextlib would cost the hook its import
@@ -147,7 +158,8 @@ class SessionTurns:
             return
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         with open_private(tmp, "w", encoding="utf-8") as handle:
-            json.dump({"prompts": self.prompts, "owed": self.owed}, handle, ensure_ascii=False)
+            state = {"prompts": self.prompts, "owed": self.owed, "standing": self.standing_given}
+            json.dump(state, handle, ensure_ascii=False)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -70,12 +70,15 @@ class PrePlan:
         return (self.session, self.project or "", normalised)
 
 
-def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -> PrePlan | None:
+def plan_pre(
+    event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log, standing_due: bool = False
+) -> PrePlan | None:
     """None when this event gets no context: another Claude event, a prompt too short,
     or one already carrying our block. A session's start (any SessionStart) gets the
     project's standing context; after a compaction or a resume, also a recall for the
     session's last prompt, whose context the conversation lost. A long prompt is
-    recalled on its start (`hooks.max_query_chars`, within `query_chars`)."""
+    recalled on its start (`hooks.max_query_chars`, within `query_chars`); a prompt
+    gets the standing context too when it is `standing_due` (`note_pre`)."""
     if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
         return None
     prompt = event.prompt.strip()
@@ -92,18 +95,30 @@ def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -
         project=project_for(event.cwd),
         session=safe_name(event.session_id),
         max_chars=CLAUDE_CONTEXT_CAP - 200,
-        standing=starting,
+        standing=starting or standing_due,
     )
 
 
 def pre_context(plan: PrePlan, standing: Callable[[int], str], recall: Callable[[int], str]) -> str:
     """The standing block, then the recalled one, within the plan's cap together; each
-    callable takes the characters left for it."""
-    blocks = [standing(plan.max_chars)] if plan.standing else []
+    callable takes the characters left for it. A memory in both is given once, in the
+    standing block."""
+    given = standing(plan.max_chars) if plan.standing else ""
+    recalled = ""
     if plan.query:
-        left = plan.max_chars - sum(len(block) + 1 for block in blocks)
-        blocks.append(recall(left) if left > 0 else "")
-    return "\n".join(block for block in blocks if block)
+        left = plan.max_chars - (len(given) + 1 if given else 0)
+        recalled = _without_lines_of(recall(left), given) if left > 0 else ""
+    return "\n".join(block for block in (given, recalled) if block)
+
+
+def _without_lines_of(block: str, given: str) -> str:
+    """`block` less the memory lines `given` has; "" when none is left."""
+    if not given or not block:
+        return block
+    lines = block.split("\n")
+    shown = set(given.split("\n"))
+    memories = [line for line in lines[2:-1] if line not in shown]
+    return "\n".join([*lines[:2], *memories, lines[-1]]) if memories else ""
 
 
 def last_user_prompt(transcript_path: str | None, log: Log) -> str:
@@ -143,16 +158,34 @@ def spool_turn(event: HookEvent, home: Path, log: Log) -> Spool | None:
     return spool
 
 
+def note_pre(event: HookEvent, home: Path, log: Log) -> bool:
+    """Before a Claude Code turn answered with context: keep the prompt until its turn
+    is captured (the Stop hook may run before the transcript shows it,
+    `session_turns.py`); True when the session is yet to be given the project's
+    standing context, which its SessionStart gives unless it found no service running
+    (the first prompt of a cold session gets it instead)."""
+    return _noted(event, home, log, answered=True)
+
+
 def keep_prompt(event: HookEvent, home: Path, log: Log) -> None:
-    """Keep a Claude Code prompt until its turn is captured (`session_turns.py`): the
-    Stop hook may run before the transcript shows it."""
-    if event.caller != "claude" or event.event != "UserPromptSubmit" or not event.session_id:
-        return
+    """Keep the prompt of a turn that got no context (the hook process, when the service
+    did not take the event)."""
+    _noted(event, home, log, answered=False)
+
+
+def _noted(event: HookEvent, home: Path, log: Log, *, answered: bool) -> bool:
+    if event.caller != "claude" or not event.session_id:
+        return False
+    if event.event not in CLAUDE_CONTEXT_EVENTS:
+        return False
     try:
         with SessionTurns(home, event.session_id) as kept:
-            kept.keep_prompt(event.prompt)
+            if event.event == "UserPromptSubmit":
+                kept.keep_prompt(event.prompt)
+            return answered and kept.standing_due()
     except OSError as exc:
         log.info("prompt not kept for capture: %s", exc)
+        return False
 
 
 def _spool_text(spool: Spool, text: str, event: HookEvent, session: str, log: Log) -> None:

@@ -22,7 +22,7 @@ from cortex_tui.engine import service_link
 from cortex_tui.engine.operations import EXPORT, IMPORT
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
-from cortex_tui.integrations.turns import keep_prompt, plan_pre, pre_context
+from cortex_tui.integrations.turns import note_pre, plan_pre, pre_context
 from cortex_tui.server.routes import add_operation_routes
 from cortex_tui.server.service import Service
 from cortex_tui.server.text_guard import TextGuard
@@ -146,11 +146,12 @@ def _service_routes(app: FastAPI, service: Service) -> None:
 def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[str, list[str]]:
     """What a pre hook prints for `body`, and the memories whose reads are to be counted.
     A prompt is kept for its turn's capture first (the Stop hook may not find it in the
-    transcript)."""
+    transcript), and a session's first prompt gets the standing context its start could
+    not (`note_pre`)."""
     event = parse_event(decode_bytes(body))
-    keep_prompt(event, service.home, log)
+    standing_due = note_pre(event, service.home, log)
     settings = service.settings
-    plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
+    plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log, standing_due)
     if plan is None:
         return "", []
     read: list[str] = []

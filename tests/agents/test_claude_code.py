@@ -46,13 +46,15 @@ def test_the_first_prompt_of_a_session_gets_memories_while_a_busy_machine_starts
     claude.cortex("hook", "install")
     fact = "Harbor deploys with Argo CD and Kwame owns the Argo CD setup."
     claude.cortex("remember", "--project", "harbor", fact)
+    rule = "Never deploy harbor on a Friday."
+    claude.cortex("remember", "--project", "harbor", "--type", "rule", rule)
     cortex_home = Path(claude.env["CORTEX_HOME"])
     assert service_link.status(cortex_home) is None  # cold: nothing serves the store
     with busy_cores(2):  # a laptop compiling, or running tests
         claude.run("Who owns the Argo CD setup these days?")
-    assert "Kwame owns the Argo CD setup" in injected(
-        model.requests[0], "UserPromptSubmit hook additional context"
-    )
+    given = injected(model.requests[0], "UserPromptSubmit hook additional context")
+    assert "Kwame owns the Argo CD setup" in given
+    assert rule in given  # the standing context the session's start could not give
 
 
 def test_a_decision_stated_in_one_session_is_in_the_next_sessions_request(

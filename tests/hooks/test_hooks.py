@@ -133,6 +133,28 @@ def test_a_session_start_gets_the_projects_rules_and_preferences(
     assert "Never push to main" not in other and "indented with tabs" in other
 
 
+def test_a_sessions_first_prompt_gets_the_standing_context_its_start_did_not(
+    home: Path, tmp_path: Path
+) -> None:
+    remember_offline(home, "Never push to main directly", "--project", "atlas", "--type", "rule")
+    cwd = str(repo(tmp_path, "atlas"))
+
+    def context(event: str, session: str, prompt: str = "") -> str:
+        sent = {"hook_event_name": event, "session_id": session, "cwd": cwd, "prompt": prompt}
+        out = hook(home, "pre", json.dumps({**sent, "source": "startup"})).stdout
+        return str(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else ""
+
+    # The session's start found no service: its first prompt is given what it missed.
+    first = context("UserPromptSubmit", "cold", "can I push to main directly?")
+    assert first.startswith("<cortex_memories>\nStanding rules and preferences")
+    assert first.count("Never push to main directly") == 1  # recalled too, given once
+    second = context("UserPromptSubmit", "cold", "can I push to main directly, then?")
+    assert "Standing rules" not in second and "Never push to main directly" in second
+    # A session whose start was answered gets it once, there.
+    assert "Never push" in context("SessionStart", "warm")
+    assert "Standing rules" not in context("UserPromptSubmit", "warm", "which port for atlas?")
+
+
 def test_failures_exit_zero_silently_and_are_logged(home: Path) -> None:
     r = hook(home, "pre", "atlas API port", env={"CORTEX_EMBEDDER__KIND": "onnx"})
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
