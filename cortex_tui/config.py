@@ -322,7 +322,8 @@ class HooksConfig(_Section):
         default=5.0,
         ge=0,
         description="seconds a pre hook waits for a service it finds starting (the first "
-        "prompt of a session), on top of pre_timeout; `hook install` gives the hook 10 s",
+        "prompt of a session), on top of pre_timeout; the two together are held under 9 s "
+        "(`hook install` gives the hook 10)",
     )
     post_timeout: float = Field(default=20.0, gt=0)
     standing_context_tokens: int = Field(

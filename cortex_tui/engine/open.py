@@ -80,8 +80,6 @@ def open_engine(
             store.close()
             raise
     if cache_queries:
-        if isinstance(chosen, OnnxEmbedder):
-            chosen.run_lone_texts_on_one_thread()  # a given one, too
         chosen = QueryCache(chosen)
     return LocalEngine(settings, store, chosen, clock, llm, notices=notices)
 

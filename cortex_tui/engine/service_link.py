@@ -207,19 +207,26 @@ def start(home: StrPath, *, wait: float) -> bool:
     up: a hook with a tight budget gives up on this turn, the service keeps starting).
     """
     deadline = time.monotonic() + wait
-    if status(home) is not None:
+    if _answers_by(home, deadline):
         return True
     private_dir(home)
     started, process = _spawn_unless_starting(home, deadline)
     if not started:
         return False
     while time.monotonic() < deadline:
-        if status(home) is not None:
+        if _answers_by(home, deadline):
             return True
         if process is not None and process.poll() is not None:
             return False  # it refused to start (e.g. the store is locked): say so now
         time.sleep(POLL)
     return False
+
+
+def _answers_by(home: StrPath, deadline: float) -> bool:
+    """Whether the service answers, asked with no more than a second and never past
+    `deadline` (a socket bound by a service still starting takes the connection and
+    answers only once it serves)."""
+    return status(home, timeout=max(0.05, min(1.0, deadline - time.monotonic()))) is not None
 
 
 def _spawn_unless_starting(
@@ -237,7 +244,7 @@ def _spawn_unless_starting(
                     return False, None
                 time.sleep(POLL)
         try:
-            if status(home) is not None or start_under_way(home):
+            if _answers_by(home, deadline) or start_under_way(home):
                 return True, None
             process = _spawn(home)
             with open_private(os.path.join(home, STARTING), "w") as marker:

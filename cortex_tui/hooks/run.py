@@ -18,6 +18,9 @@ from cortex_tui.integrations.events import for_pre
 from cortex_tui.quick_settings import cold_start_wait, daemon_on, hook_timeout
 from cortex_tui.untrusted.text import decode_bytes
 
+PRE_HOOK_CEILING = 9.0
+"""Seconds a pre hook may take at most, cold start included: `hook install` gives it 10,
+after which Claude Code kills it and reports a failed hook."""
 INPUT_LIMIT = 16 * 1024 * 1024
 """Bytes of stdin a hook reads at most: agents send a few KB; more is not an event."""
 
@@ -56,8 +59,10 @@ def run_hook(
     cap = hook_timeout(home, kind)
     deadline = time.monotonic() + cap
     # A pre hook that finds the service starting (the first prompt of a session) waits
-    # for it; a warm prompt keeps its cap.
-    cold_wait = cold_start_wait(home) if kind == "pre" and via == "service" else 0.0
+    # for it, within what `hook install` gives it; a warm prompt keeps its cap.
+    cold_wait = 0.0
+    if kind == "pre" and via == "service":
+        cold_wait = min(cold_start_wait(home), max(0.0, PRE_HOOK_CEILING - cap))
 
     def work() -> str:
         raw = _read_input(stdin)
@@ -165,8 +170,9 @@ def _via_service(
 def _spooled_by_service(event: bytes, home: StrPath, deadline: float, log: Log) -> bool:
     """Whether the service spooled the turn (it answers once the spool is fsynced); if
     not (not running, too busy to answer within half the budget, started by an earlier
-    version), the hook spools it itself. Spooling twice is harmless: a turn's key is
-    its session and text, and the spool keeps one entry per key."""
+    version), the hook spools it itself. Both handling one Stop is harmless: a turn's
+    key is its session and text, the spool keeps one entry per key, and a Stop that
+    comes again with nothing new makes no turn (`session_turns.py`)."""
     try:
         half = (deadline - time.monotonic()) / 2
         status, _ = _send(event, service_link.POST_HOOK_ROUTE, home, half)
@@ -192,25 +198,33 @@ def _pre_via_service(
     deadline, cold_wait = budget
     route = service_link.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
     try:
-        answer = _pre_answer(event, route, home, deadline - time.monotonic(), log)
+        return _pre_answer(event, route, home, deadline - time.monotonic(), log)
     except service_link.ServiceUnavailable as exc:
-        if b'"SessionStart"' in event:
-            _start_in_background(home, log)
-            return ""
         if exc.connected and not service_link.start_under_way(home):
             log.info("the service is too busy to answer in time: no context this turn")
             _keep_prompt_here(event, home, log)
             return ""
-        cold_deadline = deadline + cold_wait
-        if not _started(home, cold_deadline, log):
-            _keep_prompt_here(event, home, log)
+        if _is_session_start(event):
+            if not exc.connected:
+                _start_in_background(home, log)
             return ""
-        try:
-            answer = _pre_answer(event, route, home, cold_deadline - time.monotonic(), log)
-        except service_link.ServiceUnavailable:
-            _keep_prompt_here(event, home, log)
-            raise
-    return answer
+    # The prompt is kept first: the cold wait may run to the hook's hard cap.
+    _keep_prompt_here(event, home, log)
+    cold_deadline = deadline + cold_wait
+    if not _started(home, cold_deadline, log):
+        return ""
+    return _pre_answer(event, route, home, cold_deadline - time.monotonic(), log)
+
+
+def _is_session_start(event: bytes) -> bool:
+    """Whether the event is Claude Code's SessionStart, read without `json` (the hook
+    process does not import it for an ordinary prompt): its name as the value of
+    `hook_event_name`, whatever the spacing around the colon."""
+    at = event.find(b'"hook_event_name"')
+    if at < 0:
+        return False
+    rest = event[at + len(b'"hook_event_name"') :].lstrip(b" \t\r\n")
+    return rest.startswith(b":") and rest[1:].lstrip(b" \t\r\n").startswith(b'"SessionStart"')
 
 
 def _pre_answer(event: bytes, route: str, home: StrPath, seconds: float, log: Log) -> str:
@@ -296,8 +310,8 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     settings = load_settings()
     event = parse_event(raw)
     if kind == "pre":
-        standing_due = note_pre(event, Path(home), log)
-        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log, standing_due)
+        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
+        note_pre(event, Path(home), log, plan)
         if plan is None:
             return ""
         from cortex_tui.engine.standing import standing_context

@@ -19,7 +19,7 @@ from cortex_tui.errors import InvalidInputError
 from cortex_tui.integrations.events import HookEvent, message_text
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
 from cortex_tui.integrations.project import project_for, safe_name
-from cortex_tui.integrations.session_turns import SessionTurns
+from cortex_tui.integrations.session_turns import SESSION_START, SessionTurns, standing_key
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
@@ -70,15 +70,13 @@ class PrePlan:
         return (self.session, self.project or "", normalised)
 
 
-def plan_pre(
-    event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log, standing_due: bool = False
-) -> PrePlan | None:
+def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -> PrePlan | None:
     """None when this event gets no context: another Claude event, a prompt too short,
     or one already carrying our block. A session's start (any SessionStart) gets the
     project's standing context; after a compaction or a resume, also a recall for the
     session's last prompt, whose context the conversation lost. A long prompt is
-    recalled on its start (`hooks.max_query_chars`, within `query_chars`); a prompt
-    gets the standing context too when it is `standing_due` (`note_pre`)."""
+    recalled on its start (`hooks.max_query_chars`, within `query_chars`); `note_pre`
+    adds the standing context to a session's first prompt when its start got none."""
     if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
         return None
     prompt = event.prompt.strip()
@@ -95,7 +93,7 @@ def plan_pre(
         project=project_for(event.cwd),
         session=safe_name(event.session_id),
         max_chars=CLAUDE_CONTEXT_CAP - 200,
-        standing=starting or standing_due,
+        standing=starting,
     )
 
 
@@ -112,13 +110,22 @@ def pre_context(plan: PrePlan, standing: Callable[[int], str], recall: Callable[
 
 
 def _without_lines_of(block: str, given: str) -> str:
-    """`block` less the memory lines `given` has; "" when none is left."""
+    """`block` less the memories `given` has (by id: a recalled line may carry more, a
+    conflict note, say); "" when none is left."""
     if not given or not block:
         return block
     lines = block.split("\n")
-    shown = set(given.split("\n"))
-    memories = [line for line in lines[2:-1] if line not in shown]
+    shown = {_memory_id(line) for line in given.split("\n")} - {None}
+    memories = [line for line in lines[2:-1] if _memory_id(line) not in shown]
     return "\n".join([*lines[:2], *memories, lines[-1]]) if memories else ""
+
+
+def _memory_id(line: str) -> str | None:
+    """The short id in a block line's label (`- [rule · 2d · 5db18123 · harbor] …`)."""
+    if not line.startswith("- ["):
+        return None
+    fields = line[3:].split("]", 1)[0].split(" · ")
+    return fields[2] if len(fields) >= 3 else None
 
 
 def last_user_prompt(transcript_path: str | None, log: Log) -> str:
@@ -148,44 +155,43 @@ def spool_turn(event: HookEvent, home: Path, log: Log) -> Spool | None:
         return spool
     from cortex_tui.capture.transcript import conversation_text
 
-    with SessionTurns(home, event.session_id) as kept:
-        transcript, new_offset = _transcript_turns(event, home, session, log)
-        turn = kept.whole_turn(transcript, event.last_assistant_message)
-        _spool_text(spool, conversation_text(turn), event, session, log)
-        if new_offset is not None:
-            Offsets(home / "spool" / "offsets").set(session, new_offset)
-        kept.settle()
+    kept = SessionTurns(home, event.session_id)
+    transcript, new_offset = _transcript_turns(event, home, session, log)
+    turn = kept.plan(transcript, event.last_assistant_message)
+    _spool_text(spool, conversation_text(turn.turns), event, session, log)
+    if new_offset is not None:
+        Offsets(home / "spool" / "offsets").set(session, new_offset)
+    kept.settle(turn)
     return spool
 
 
-def note_pre(event: HookEvent, home: Path, log: Log) -> bool:
-    """Before a Claude Code turn answered with context: keep the prompt until its turn
-    is captured (the Stop hook may run before the transcript shows it,
-    `session_turns.py`); True when the session is yet to be given the project's
-    standing context, which its SessionStart gives unless it found no service running
-    (the first prompt of a cold session gets it instead)."""
-    return _noted(event, home, log, answered=True)
+def note_pre(event: HookEvent, home: Path, log: Log, plan: PrePlan | None) -> None:
+    """Before a Claude Code turn the service answers: keep the prompt until its turn is
+    captured (the Stop hook may run before the transcript shows it, `session_turns.py`),
+    and when `plan` gives context, add the project's standing context to it if the
+    session is yet to be given it — its SessionStart gives it, unless that found no
+    service running (the first prompt of a cold session gets it instead)."""
+    if event.caller != "claude" or not event.session_id:
+        return
+    if event.event not in CLAUDE_CONTEXT_EVENTS:
+        return
+    prompt = event.prompt if event.event == "UserPromptSubmit" else None
+    key = None
+    if plan is not None:
+        key = SESSION_START if event.event == "SessionStart" else standing_key(event.prompt)
+    try:
+        due = SessionTurns(home, event.session_id).before_turn(prompt, key)
+    except OSError as exc:
+        log.info("prompt not kept for capture: %s", exc)
+        return
+    if plan is not None and due:
+        plan.standing = True
 
 
 def keep_prompt(event: HookEvent, home: Path, log: Log) -> None:
-    """Keep the prompt of a turn that got no context (the hook process, when the service
-    did not take the event)."""
-    _noted(event, home, log, answered=False)
-
-
-def _noted(event: HookEvent, home: Path, log: Log, *, answered: bool) -> bool:
-    if event.caller != "claude" or not event.session_id:
-        return False
-    if event.event not in CLAUDE_CONTEXT_EVENTS:
-        return False
-    try:
-        with SessionTurns(home, event.session_id) as kept:
-            if event.event == "UserPromptSubmit":
-                kept.keep_prompt(event.prompt)
-            return answered and kept.standing_due()
-    except OSError as exc:
-        log.info("prompt not kept for capture: %s", exc)
-        return False
+    """Keep the prompt of a turn that gets no context (the hook process, when the
+    service has not taken the event)."""
+    note_pre(event, home, log, None)
 
 
 def _spool_text(spool: Spool, text: str, event: HookEvent, session: str, log: Log) -> None:

@@ -54,6 +54,8 @@ def _version(m: Memory, f: MemoryFilter) -> str | None:
 
 
 def _project(m: Memory, f: MemoryFilter) -> str | None:
+    if f.global_only:
+        return None if m.project is None else f"belongs to project {m.project}, not global"
     if f.project is None:
         return None
     if m.project == f.project or (m.project is None and not f.project_only):

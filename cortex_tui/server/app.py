@@ -149,9 +149,9 @@ def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[
     transcript), and a session's first prompt gets the standing context its start could
     not (`note_pre`)."""
     event = parse_event(decode_bytes(body))
-    standing_due = note_pre(event, service.home, log)
     settings = service.settings
-    plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log, standing_due)
+    plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
+    note_pre(event, service.home, log, plan)
     if plan is None:
         return "", []
     read: list[str] = []

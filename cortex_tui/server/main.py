@@ -149,7 +149,11 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
         from cortex_tui.server.service import Service
 
         engine = open_engine(settings, cache_queries=True)
-        uvicorn, build_app = web.result()
+        try:
+            uvicorn, build_app = web.result()
+        except BaseException:
+            engine.close()
+            raise
         service = Service(engine, settings)
         app = build_app(service, api_key=api_key if tcp else None)
         config = uvicorn.Config(

@@ -39,6 +39,7 @@ class MemoryFilter(BaseModel):
 
     - `project`: that project's memories **plus** global ones (project is null).
       `project_only=True` drops the global ones (browsing one project).
+    - `global_only`: only the global memories (`project` is then not read).
     - `current_only`: only current versions (`valid_to` is null). Ignored when `as_of`
       is set: then a version qualifies when `valid_from <= as_of < valid_to` (or
       `valid_to` is null) and it was created by `as_of`.
@@ -66,6 +67,7 @@ class MemoryFilter(BaseModel):
 
     project: str | None = None
     project_only: bool = False
+    global_only: bool = False
     current_only: bool = True
     as_of: UtcDatetime | None = None
     statuses: list[MemoryStatus] | None = Field(default_factory=lambda: [MemoryStatus.ACTIVE])

@@ -99,7 +99,9 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
     """
     must: list[C] = []
     must_not: list[C] = []
-    if flt.project is not None:
+    if flt.global_only:
+        must.append(build.is_empty("project"))
+    elif flt.project is not None:
         own = build.match_value("project", flt.project)
         must.append(
             own if flt.project_only else build.combine(should=[own, build.is_empty("project")])

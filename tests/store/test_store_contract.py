@@ -179,6 +179,8 @@ def test_filter_project_includes_global(store: Store, corpus: dict[str, Memory])
     assert "zephyr" not in atlas and "old" not in atlas
     only = _names(store, corpus, MemoryFilter(project="atlas", project_only=True))
     assert only == {"atlas", "new"}
+    unowned = _names(store, corpus, MemoryFilter(global_only=True, project="atlas"))
+    assert "global" in unowned and not unowned & {"atlas", "new", "zephyr"}
 
 
 def test_filter_current_and_as_of(store: Store, corpus: dict[str, Memory]) -> None:
