@@ -22,7 +22,7 @@ from cortex_tui.engine import service_link
 from cortex_tui.engine.operations import EXPORT, IMPORT
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
-from cortex_tui.integrations.turns import note_pre, plan_pre, pre_context
+from cortex_tui.integrations.turns import note_pre, plan_pre
 from cortex_tui.server.routes import add_operation_routes
 from cortex_tui.server.service import Service
 from cortex_tui.server.text_guard import TextGuard
@@ -154,16 +154,7 @@ def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[
     note_pre(event, service.home, log, plan)
     if plan is None:
         return "", []
-    read: list[str] = []
-
-    def recall(max_chars: int) -> str:
-        context, ids = service.hook_context(plan, max_chars)
-        read.extend(ids)
-        return context
-
-    context = pre_context(
-        plan, lambda max_chars: service.standing_context(plan.project, max_chars), recall
-    )
+    context, read = service.hook_context(plan)
     return render(event, context, text_format), read
 
 

@@ -31,6 +31,7 @@ from cortex_tui.integrations.turns import (
     batch_capture,
     capture_turn,
     drain_spool,
+    pre_context,
     spool_turn,
 )
 from cortex_tui.recall.request import RecallRequest
@@ -155,18 +156,26 @@ class Service:
 
     # --- hooks -----------------------------------------------------------------------
 
-    def hook_context(self, plan: PrePlan, max_chars: int) -> tuple[str, list[str]]:
-        """The context block for a pre hook, and the ids of the memories in it whose
-        reads are still to be counted (`touch`, after the answer is sent). From the
-        cache when the same prompt of the same session was recalled since the store last
-        changed. The query is embedded before the engine is held (the recall finds it in
-        the query cache)."""
-        self.engine.embedder.embed_query(plan.query)
-        with self._lock.hold("hook", urgent=True):
+    def hook_context(self, plan: PrePlan) -> tuple[str, list[str]]:
+        """The context for a pre hook — the standing block when the plan asks for it,
+        then the recalled one — and the ids of the recalled memories whose reads are
+        still to be counted (`touch`, after the answer is sent), under one hold of the
+        engine. The recall comes from the cache when the same prompt of the same session
+        was recalled since the store last changed. The query is embedded before the
+        engine is held (the recall finds it in the query cache)."""
+        if plan.query:
+            self.engine.embedder.embed_query(plan.query)
+        read: list[str] = []
+
+        def standing(max_chars: int) -> str:
+            budget = self.settings.hooks.standing_context_tokens
+            return standing_context(self.engine, plan.project, budget, max_chars)
+
+        def recall(max_chars: int) -> str:
             key = (*plan.cache_key(), max_chars, self._generation)
             cached = self._cache.get(key)
             if cached is not None:
-                return cached, []
+                return cached
             response = self.engine.recall(
                 RecallRequest(
                     query=plan.query,
@@ -177,13 +186,11 @@ class Service:
                 )
             )
             self._cache.put(key, response.context)
-            return response.context, [result.memory.id for result in response.results]
+            read.extend(result.memory.id for result in response.results)
+            return response.context
 
-    def standing_context(self, project: str | None, max_chars: int) -> str:
-        """The project's rules and preferences for a session's start (`engine/standing.py`)."""
-        budget = self.settings.hooks.standing_context_tokens
         with self._lock.hold("hook", urgent=True):
-            return standing_context(self.engine, project, budget, max_chars)
+            return pre_context(plan, standing, recall), read
 
     def touch(self, memory_ids: list[str]) -> None:
         """Count the reads of a pre hook's memories, behind any waiting reader; not a

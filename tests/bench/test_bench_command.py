@@ -14,6 +14,7 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
         "--import-count", "40", "--remember-count", "12", "--embedder", "onnx",
         "--sync-lines", "0", "--sync-saves", "0",
         "--load-sessions", "0", "--views", "200", "--first-frame-runs", "1",
+        "--cold-runs", "0",
     )  # fmt: skip
     assert run.code == 0, run.err
     report = json.loads(run.out)
@@ -31,6 +32,7 @@ def test_bench_reports_embedding_ingest_recall_and_backup_per_size(cli: Cli) -> 
     assert store["backup_seconds"] > 0 and store["backup_megabytes"] > 0
     assert store["restore_seconds"] > 0
     assert "sync" not in report and "load" not in report  # 0 lines, saves, sessions: skipped
+    assert "cold_start" not in report
     (views,) = report["views"]
     assert views["memories"] == 200
     for pane in ("map", "words", "timeline", "health"):
@@ -47,6 +49,7 @@ def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: C
         "--sync-lines", "80",
         "--sync-saves", "3", "--load-sessions", "2", "--load-turns", "1",
         "--load-think-ms", "10", "--views", "", "--first-frame-runs", "0",
+        "--cold-runs", "1",
         env={"CORTEX_LIMITS__CONTENT_CHARS": "2000", "CORTEX_LIMITS__CAPTURE_CHARS": "4000"},
     )  # fmt: skip
     assert run.code == 0, run.err
@@ -59,6 +62,11 @@ def test_bench_times_hooks_sync_watch_and_sessions_through_a_real_service(cli: C
     ratio = hooks["pre_hook_process"]["p50_ms"] / hooks["interpreter_start"]["p50_ms"]
     assert hooks["pre_hook_to_interpreter"] == round(ratio, 2)
     assert "first_frame" not in report
+    cold = report["cold_start"]
+    assert cold["service_spawn_to_first_answer"]["runs"] == 1
+    for quiet_or_busy in ("cold_pre_hook", "cold_pre_hook_busy"):
+        assert cold[quiet_or_busy]["runs"] == 1 and cold[quiet_or_busy]["p50_ms"] > 0
+        assert cold[quiet_or_busy]["with_memories"] == 1
     synced = report["sync"]
     assert synced["import"]["lines"] == synced["import"]["statements"] == 80
     assert synced["import"]["lines_per_second"] > 0
