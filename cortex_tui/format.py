@@ -59,6 +59,15 @@ def stored_line(memory: Memory, now: datetime) -> str:
     return f"- {label} {_inert(memory.content)}"
 
 
+def line_memory_id(line: str) -> str | None:
+    """The short id in a line's label (`- [rule · 2d · 5db18123 · harbor] …`, as
+    `stored_line` writes it); None for the frame's lines."""
+    if not line.startswith("- ["):
+        return None
+    fields = line[3:].split("]", 1)[0].split(" · ")
+    return fields[2] if len(fields) >= 3 else None
+
+
 def _inert(text: str) -> str:
     """`text` on one line with no markup left in it (see the module docstring)."""
     return html.escape(" ".join(text.split()), quote=False)

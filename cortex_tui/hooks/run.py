@@ -39,9 +39,6 @@ if TYPE_CHECKING:
     from cortex_tui.engine.service_link import StrPath
     from cortex_tui.log_protocol import Log
 
-    Budget = tuple[float, float]
-    """The warm deadline (monotonic) and the seconds a cold start may add to it."""
-
 
 class HookTimeout(Exception):
     pass
@@ -67,7 +64,7 @@ def run_hook(
     def work() -> str:
         raw = _read_input(stdin)
         if via == "service":
-            return _via_service(kind, raw, home, text_format, (deadline, cold_wait), log)
+            return _via_service(kind, raw, home, text_format, deadline, cold_wait, log)
         return _in_process(kind, raw, home, text_format, log)
 
     try:
@@ -138,16 +135,23 @@ def _within(seconds: float, work: Callable[[], str]) -> str:
 
 
 def _via_service(
-    kind: str, raw: str, home: StrPath, text_format: bool, budget: Budget, log: Log
+    kind: str,
+    raw: str,
+    home: StrPath,
+    text_format: bool,
+    deadline: float,
+    cold_wait: float,
+    log: Log,
 ) -> str:
     """The fast path: the service holds the warm model and store; this process only
     forwards the event (pre), or hands it to the service to spool, spooling it itself
     when the service does not (post). A service that is not running is started, unless
     it refused to start within the last minute (a damaged store, say): every turn would
-    spawn it again for nothing."""
-    deadline, _cold_wait = budget
+    spawn it again for nothing. `deadline` is the warm cap's (monotonic); a pre hook may
+    add `cold_wait` to it while the service starts."""
     if kind == "pre":
-        return _pre_via_service(for_pre(raw).encode(), home, text_format, budget, log)
+        event = for_pre(raw).encode()
+        return _pre_via_service(event, home, text_format, deadline, cold_wait, log)
     if _spooled_by_service(raw.encode(), home, deadline, log):
         return ""
     from pathlib import Path
@@ -185,7 +189,7 @@ def _spooled_by_service(event: bytes, home: StrPath, deadline: float, log: Log) 
 
 
 def _pre_via_service(
-    event: bytes, home: StrPath, text_format: bool, budget: Budget, log: Log
+    event: bytes, home: StrPath, text_format: bool, deadline: float, cold_wait: float, log: Log
 ) -> str:
     """The event as the agent sent it, answered with the hook's output as it is: the
     hook process encodes and decodes no JSON (`json` costs it ~6 ms of CPU, a large
@@ -195,7 +199,6 @@ def _pre_via_service(
     `hooks.cold_start_wait` more: the first prompt of a session gets its memories. A
     SessionStart does not wait: it starts the service for the prompt to come. A service
     that is up but too busy to answer within the cap gives nothing this turn."""
-    deadline, cold_wait = budget
     route = service_link.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
     try:
         return _pre_answer(event, route, home, deadline - time.monotonic(), log)

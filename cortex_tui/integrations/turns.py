@@ -114,18 +114,12 @@ def _without_lines_of(block: str, given: str) -> str:
     conflict note, say); "" when none is left."""
     if not given or not block:
         return block
+    from cortex_tui.format import line_memory_id  # the service's path, not the hook's
+
     lines = block.split("\n")
-    shown = {_memory_id(line) for line in given.split("\n")} - {None}
-    memories = [line for line in lines[2:-1] if _memory_id(line) not in shown]
+    shown = {line_memory_id(line) for line in given.split("\n")} - {None}
+    memories = [line for line in lines[2:-1] if line_memory_id(line) not in shown]
     return "\n".join([*lines[:2], *memories, lines[-1]]) if memories else ""
-
-
-def _memory_id(line: str) -> str | None:
-    """The short id in a block line's label (`- [rule · 2d · 5db18123 · harbor] …`)."""
-    if not line.startswith("- ["):
-        return None
-    fields = line[3:].split("]", 1)[0].split(" · ")
-    return fields[2] if len(fields) >= 3 else None
 
 
 def last_user_prompt(transcript_path: str | None, log: Log) -> str:

@@ -109,12 +109,20 @@ def test_a_stop_hook_that_keeps_claude_going_does_not_capture_the_turn_twice(
     settings.parent.mkdir()
     settings.write_text(json.dumps({"hooks": {"Stop": [their_stop]}}))
     claude.cortex("hook", "install")
-    model.script = [Text("Noted."), Text("Checked: the plan stands.")]
+    going_on = "Checked. From now on the harbor staging database is restored every Monday."
+    model.script = [Text("Noted."), Text(going_on)]
     claude.run(DECISION)
     assert marker.exists() and len(model.requests) == 2  # their hook kept Claude going
     wait_for(lambda: memories(claude, "Kwame"), "the decision to be captured")
+    wait_for(lambda: spool_pending(claude) == 0, "the capture to finish")
     [stored] = memories(claude, "Kwame")
     assert stored["reinforced_count"] == 0  # captured once, not seen again
+    assert not memories(claude, "Monday")  # the Stop with stop_hook_active made no turn
+
+
+def spool_pending(claude: ClaudeCode) -> int:
+    status = claude.cortex("serve", "--status", "--json", daemon=True)
+    return int(json.loads(status.stdout)["spool_pending"])
 
 
 def test_the_model_uses_the_memory_tools_through_claude_codes_mcp_client(
