@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 import warnings
 from collections.abc import Sequence
@@ -314,6 +315,39 @@ class BackupConfig(_Section):
     folder: Path | None = Field(default=None, description="default: the home's backups/")
 
 
+class PrivacyConfig(_Section):
+    """What is kept out of the store: secrets (see `cortex_tui/privacy/`) and the spans a
+    person marks `<private>…</private>` (always left out, whatever these say)."""
+
+    detect_secrets: bool = Field(
+        default=True,
+        description="replace credentials with a typed placeholder before anything is "
+        "stored; off only when this is set to false",
+    )
+    patterns: dict[str, str] = Field(
+        default_factory=dict,
+        description="more secrets to find: a kind (what the placeholder says) → a regular "
+        "expression; its first group, when it has one, is the part replaced",
+    )
+    allowed: list[str] = Field(
+        default_factory=list,
+        description="strings never treated as secrets (a test fixture's fake key, say)",
+    )
+
+    @model_validator(mode="after")
+    def _patterns_compile(self) -> PrivacyConfig:
+        for kind, pattern in self.patterns.items():
+            if not kind.strip() or "]" in kind or "\n" in kind:
+                raise ValueError(f"privacy.patterns: {kind!r} cannot name a kind of secret")
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(
+                    f"privacy.patterns.{kind}: not a regular expression: {exc}"
+                ) from exc
+        return self
+
+
 class HooksConfig(_Section):
     """Limits of the agent hooks: they run on every turn and must never hold it up."""
 
@@ -449,6 +483,7 @@ class Settings(BaseSettings):
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
+    privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
     daemon: bool = Field(
         default=True,
         description="reach the engine through the local service (CORTEX_DAEMON=0: in-process)",

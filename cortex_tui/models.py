@@ -73,10 +73,14 @@ class WriteAction(StrEnum):
     REINFORCED = "reinforced"
     SUPERSEDED = "superseded"
     CONFLICT = "conflict"
+    REDACTED = "redacted"
+    """Not an outcome of the write path: the privacy step's record of what it removed."""
 
 
 RULES_JUDGE = "rules"
 """The offline judge: statement structure plus embedding similarity."""
+PRIVACY_JUDGE = "privacy"
+"""Who records a redaction: the privacy step, before any judge saw the text."""
 
 
 def judged_by(judge: str) -> str:

@@ -65,6 +65,7 @@ def test_hook_entry_loads_neither_pydantic_nor_the_engine() -> None:
     """The hook runs every agent turn: talking to the service must not pay for pydantic
     (~0.3 s), numpy or the store; only the standard library and platformdirs."""
     heavy = {"pydantic", "numpy", "qdrant_edge", "httpx", "fastapi", "textual", "onnxruntime"}
+    heavy |= {"detect_secrets", "requests"}  # the privacy step runs in the service
     assert loaded("cortex_tui.hooks.run, cortex_tui.__main__", heavy) == []
 
 

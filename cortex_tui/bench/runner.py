@@ -68,6 +68,8 @@ class BenchOptions:
     load_think_ms: int = 0
     views: list[int] = field(default_factory=list)
     first_frame_runs: int = 0
+    privacy: list[Path] | None = None
+    """Corpora for the privacy row (the demo store is always one); None: no such row."""
 
 
 def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> dict[str, Any]:
@@ -88,6 +90,13 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
     say(f"import: {report['import']}")
     report["remember"] = _time_remember(settings, embedder, options.remember_count)
     say(f"remember: {report['remember']}")
+    report["capture"] = _time_capture(settings, embedder, options.remember_count)
+    say(f"capture: {report['capture']}")
+    if options.privacy is not None:
+        from cortex_tui.bench.privacy import bench_privacy, privacy_corpora
+
+        report["privacy"] = bench_privacy(privacy_corpora(options.privacy))
+        say(f"privacy step on texts with no secret: {report['privacy']}")
     base_texts = synthetic_texts(BASE_TEXTS, seed=1)
     base_vectors = embedder.embed(base_texts)
     report["stores"] = []
@@ -171,6 +180,32 @@ def _time_remember(settings: Settings, embedder: Embedder, count: int) -> dict[s
         finally:
             engine.close()
     return {"memories": count, **timing.summary()}
+
+
+def _time_capture(settings: Settings, embedder: Embedder, count: int) -> dict[str, float]:
+    """One turn after another through `capture` (the heuristic extractor, no LLM), as
+    the service captures a hook's turn: the privacy step, extraction, then each
+    candidate through the write path. A turn is two sentences said and one answered."""
+    said = synthetic_texts(count * 2, seed=11)
+    answered = synthetic_texts(count, seed=13)
+    turns = [
+        f"User: From now on {said[2 * i][0].lower()}{said[2 * i][1:]} "
+        f"Also, {said[2 * i + 1][0].lower()}{said[2 * i + 1][1:]}\n"
+        f"Assistant: Understood. {answered[i]}"
+        for i in range(count)
+    ]
+    with tempfile.TemporaryDirectory(prefix="cortex-bench-capture-") as tmp:
+        engine = _engine(settings, embedder, Path(tmp))
+        try:
+            engine.capture("User: warm up the capture path.\nAssistant: Done.")
+            timing = Timing()
+            for turn in turns:
+                t0 = time.perf_counter()
+                engine.capture(turn, session_id="bench")
+                timing.samples.append(time.perf_counter() - t0)
+        finally:
+            engine.close()
+    return {"turns": count, **timing.summary()}
 
 
 def _time_import(settings: Settings, embedder: Embedder, count: int) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""Maintenance commands: the lifecycle pass and the markdown indexer."""
+"""Maintenance commands: the lifecycle pass, compaction, the markdown indexer, scrub."""
 
 from __future__ import annotations
 
@@ -35,6 +35,15 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
             "(about 20 s at 100k; the service compacts by itself once quiet)"
         ),
     )
+    p = sub.add_parser(
+        "scrub",
+        parents=[common],
+        help="redact secrets a store already holds: every memory version, the journal, "
+        "entity names and the spool",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="report what would change and change nothing"
+    )
     p = sub.add_parser("index", parents=[common], help="store markdown documentation as memories")
     p.add_argument("path", help="a markdown file, or a folder searched recursively")
     p.add_argument("--project", help="store the chunks as this project's memories")
@@ -50,6 +59,25 @@ def cmd_optimize(ctx: CommandContext) -> int:
     ctx.local_engine.store.optimize()
     seconds = round(time.perf_counter() - started, 1)
     ctx.emit({"seconds": seconds}, f"optimized the store in {seconds} s")
+    return 0
+
+
+def cmd_scrub(ctx: CommandContext) -> int:
+    """In this process, the service stopped: the scrub rewrites points of every kind."""
+    from cortex_tui.engine.scrub import rebuild, scrub
+    from cortex_tui.integrations.session_turns import rewrite_sessions
+
+    engine = ctx.local_engine
+    home = engine.settings.home
+    report = scrub(
+        engine,
+        dry_run=ctx.args.dry_run,
+        sessions=lambda state, write: rewrite_sessions(home, state, write=write),
+    )
+    if not report.dry_run:  # also after a scrub a crash cut short: its old files may remain
+        report.rebuilt = rebuild(engine)
+        ctx.close()
+    ctx.emit(report, report.describe())
     return 0
 
 
@@ -123,4 +151,5 @@ HANDLERS: dict[str, Callable[[CommandContext], int]] = {
     "lifecycle": cmd_lifecycle,
     "index": cmd_index,
     "optimize": cmd_optimize,
+    "scrub": cmd_scrub,
 }

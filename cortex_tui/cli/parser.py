@@ -257,6 +257,13 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         help="starts of the TUI timed to its first frame, demo and empty store (0: skip)",
     )
     p.add_argument(
+        "--privacy",
+        nargs="*",
+        metavar="PATH",
+        help="also run the privacy step over texts with no secret: the demo store, and "
+        "each LoCoMo file's turns or folder's notes given (what it changes, how fast)",
+    )
+    p.add_argument(
         "--load-think-ms",
         type=int,
         default=0,

@@ -223,6 +223,7 @@ def cmd_bench(ctx: CommandContext) -> int:
         load_think_ms=a.load_think_ms,
         views=views,
         first_frame_runs=a.first_frame_runs,
+        privacy=None if a.privacy is None else [Path(p).expanduser() for p in a.privacy],
     )
     report = run_bench(options, progress=None if ctx.json else print)
     ctx.emit(report, "")

@@ -58,13 +58,23 @@ from cortex_tui.models import (
     MemoryStatus,
     MemoryType,
     RecallResponse,
+    RecallResult,
     Relation,
     Scope,
     Stats,
     WriteResult,
     new_id,
+    with_decision,
 )
 from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
+from cortex_tui.privacy.records import (
+    clean_tags,
+    redact_entity,
+    redact_memory,
+    redact_relation,
+    redaction_decision,
+)
+from cortex_tui.privacy.redactor import Redacted, Redactor
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Store, Vector
@@ -98,6 +108,8 @@ class LocalEngine:
         self.clock = clock
         self._graph: GraphIndex | None = None
         self.llm = llm if llm is not None else make_llm(settings.llm)
+        self.privacy = Redactor(settings.privacy)
+        """The privacy step: every text on its way in, every memory on its way out."""
         self._recaller = Recaller(
             store, embedder, settings.recall, clock, self.graph_index, self.weights, self.llm
         )
@@ -107,7 +119,12 @@ class LocalEngine:
         )
         self.curator = Curator(store, clock, self._write)
         self.graph = GraphService(
-            store, embedder, settings.graph, clock, on_change=self._drop_graph_index
+            store,
+            embedder,
+            settings.graph,
+            clock,
+            on_change=self._drop_graph_index,
+            privacy=self.privacy,
         )
         self._overview = Overview(store, embedder, clock)
         self.between_batches: Callable[[], None] = lambda: None
@@ -166,18 +183,47 @@ class LocalEngine:
             response = response.model_copy(update={"notices": list(self.notices)})
         if request.update_access and response.results:
             self._touch([r.memory for r in response.results])
-        return response
+        return self._shown_response(response)
 
     def explain(self, request: RecallRequest, memory_id: str) -> Explanation:
         check_query(request.query, self.settings.limits)
-        return self._recaller.explain(request, self.get(memory_id))
+        explanation = self._recaller.explain(request, self._stored(memory_id))
+        return explanation.model_copy(
+            update={
+                "memory": self._shown(explanation.memory),
+                "result": self._shown_result(explanation.result) if explanation.result else None,
+                "above": [self._shown_result(r) for r in explanation.above],
+            }
+        )
 
     def get(self, memory_id: str) -> Memory:
+        return self._shown(self._stored(memory_id))
+
+    def _stored(self, memory_id: str) -> Memory:
+        """The memory as the store holds it: what a write starts from (a version it
+        retires must match the stored one; `get` is what a surface shows)."""
         full_id = self.resolve_id(memory_id)
         found = self.store.get_memories([full_id])
         if not found:
             raise NotFoundError(f"no memory with id {memory_id}; list ids with `cortex-tui list`")
         return found[0]
+
+    def _shown(self, memory: Memory) -> Memory:
+        """The read guard: a memory as every surface shows it, with no secret even when
+        the store holds one (written by an older version or another tool; `scrub`
+        cleans the store itself)."""
+        return redact_memory(self.privacy, memory)
+
+    def _shown_result(self, result: RecallResult) -> RecallResult:
+        shown = self._shown(result.memory)
+        return result if shown is result.memory else result.model_copy(update={"memory": shown})
+
+    def _shown_response(self, response: RecallResponse) -> RecallResponse:
+        results = [self._shown_result(r) for r in response.results]
+        if all(new is old for new, old in zip(results, response.results, strict=True)):
+            return response
+        context = self.privacy.clean(response.context)
+        return response.model_copy(update={"results": results, "context": context})
 
     def resolve_id(self, prefix: str) -> str:
         prefix = prefix.strip().lower()
@@ -201,12 +247,17 @@ class LocalEngine:
     ) -> MemoryPage:
         memories, next_offset = self.store.scroll_memories(flt, limit, offset)
         return MemoryPage(
-            memories=memories, next_offset=next_offset, total=self.store.count_memories(flt)
+            memories=[self._shown(m) for m in memories],
+            next_offset=next_offset,
+            total=self.store.count_memories(flt),
         )
 
     def history(self, memory_id: str) -> list[Memory]:
         """The version chain containing `memory_id`, oldest first."""
-        return version_chain(self.store, self.get(memory_id))
+        return [self._shown(m) for m in self._chain(memory_id)]
+
+    def _chain(self, memory_id: str) -> list[Memory]:
+        return version_chain(self.store, self._stored(memory_id))
 
     def stats(self) -> Stats:
         return store_stats(self.store)
@@ -233,7 +284,11 @@ class LocalEngine:
     def word_cloud(
         self, *, project: str | None = None, type: MemoryType | None = None, limit: int = 60
     ) -> WordCloud:
-        return self._overview.word_cloud(project=project, type=type, limit=limit)
+        cloud = self._overview.word_cloud(project=project, type=type, limit=limit)
+        shown = [t for t in cloud.terms if not self.privacy.redact(t.term).changed]
+        if len(shown) == len(cloud.terms):
+            return cloud
+        return cloud.model_copy(update={"terms": shown})
 
     def timeline(self, days: int = 90) -> Timeline:
         if not 1 <= days <= MAX_DAYS:
@@ -241,7 +296,13 @@ class LocalEngine:
         return self._overview.timeline(days)
 
     def day(self, day: date, limit: int = 200) -> DayMemories:
-        return self._overview.day(day, limit)
+        found = self._overview.day(day, limit)
+        return found.model_copy(
+            update={
+                "created": [self._shown(m) for m in found.created],
+                "superseded": [self._shown(m) for m in found.superseded],
+            }
+        )
 
     def vitals(self) -> Vitals:
         return vitals(self.settings, self.store, self.embedder.name, datetime.now(UTC))
@@ -390,6 +451,7 @@ class LocalEngine:
         if not text.strip():
             raise InvalidInputError("nothing to capture: the conversation text is empty")
         check_turn(text, self.settings.limits)
+        text = self.privacy.clean(text)
         return self._capturer().prepare(
             text, project=project, session_id=session_id, source=source, progress=progress
         )
@@ -451,41 +513,52 @@ class LocalEngine:
     ) -> Memory:
         """Link a stored memory to the entities and relations found in it (re-mentions
         add, never wipe) and store its new links."""
+        entities = [e for e in entities if not self.privacy.redact(e.name).changed]
+        relations = [
+            r
+            for r in relations
+            if not any(self.privacy.redact(t).changed for t in (r.subject, r.predicate, r.object))
+        ]
         linked, _, _ = self.graph.link(memory, entities, relations)
         return self._keep_links(memory, linked)
 
     def conflicts(self) -> list[ConflictGroup]:
-        return self.curator.conflicts()
+        return [
+            group.model_copy(update={"members": [self._shown(m) for m in group.members]})
+            for group in self.curator.conflicts()
+        ]
 
     def resolve(self, group_id: str, keep_id: str) -> Memory:
         return self.curator.resolve(group_id, keep_id)
 
     def merge(self, group_id: str, content: str) -> Memory:
         check_content(content, self.settings.limits)
-        return self.curator.merge(group_id, content, self._document_vector(content.strip()))
+        content = self._safe_content(content)
+        return self.curator.merge(group_id, content, self._document_vector(content))
 
     def dismiss(self, group_id: str) -> list[Memory]:
         return self.curator.dismiss(group_id)
 
     def restore(self, memory_id: str) -> Memory:
-        old = self.get(memory_id)
-        current = self.history(old.id)[-1]
+        old = self._stored(memory_id)
+        current = self._chain(old.id)[-1]
         if not current.is_current:
             raise InvalidInputError(
                 f"the newest version of {old.short_id}'s chain is not current "
                 f"({current.status.value}); restore needs a current version to supersede"
             )
-        return self.curator.restore(old, current, self._document_vector(old.content))
+        # the version made current again is written anew: through the privacy step
+        safe = redact_memory(self.privacy, old, self.clock())
+        return self.curator.restore(safe, current, self._document_vector(safe.content))
 
     def undo(self, count: int = 1) -> list[JournalEntry]:
         return journal.undo(self.store, self.clock(), count, graph=self.graph)
 
     def materialise(self, draft: MemoryDraft) -> Memory:
         """A full `Memory` from a draft: defaults, classification, clock."""
-        content = draft.content.strip()
-        if not content:
-            raise InvalidInputError("memory content is empty; give the text to remember")
-        check_content(content, self.settings.limits)
+        check_content(draft.content, self.settings.limits)
+        redacted = self.privacy.redact(draft.content.strip())
+        content = self._safe_content(draft.content, redacted)
         now = self.clock()
         created = draft.created_at or now
         scope = draft.scope or (Scope.PROJECT if draft.project else Scope.PERMANENT)
@@ -495,11 +568,11 @@ class LocalEngine:
             type=draft.type or classify(content),
             scope=scope,
             confidence=0.9 if draft.confidence is None else draft.confidence,
-            tags=_clean_tags(draft.tags),
+            tags=self._safe_tags(draft.tags, draft.content),
             project=draft.project or None,
             session_id=draft.session_id,
             turn=draft.turn,
-            speaker=draft.speaker.strip() if draft.speaker and draft.speaker.strip() else None,
+            speaker=self.privacy.clean(draft.speaker.strip()) or None if draft.speaker else None,
             source=draft.source,
             created_at=created,
             updated_at=created,
@@ -511,7 +584,33 @@ class LocalEngine:
             episode_end=draft.episode_end,
             ttl_hours=ttl,
             importance=0.5 if draft.importance is None else draft.importance,
+            decisions=[redaction_decision(redacted, now)] if redacted.changed else [],
         )
+
+    def _safe_tags(self, tags: Iterable[str], content: str) -> list[str]:
+        """Tags as stored: none that holds a secret, nor a piece of one the content
+        holds (a bare piece of a key says nothing a detector could know it by)."""
+        tags = _clean_tags(tags)
+        if not tags:
+            return []
+        values = [value.casefold() for value, _ in self.privacy.secrets_in(content)]
+        return [
+            tag
+            for tag in clean_tags(self.privacy, tags)
+            if not any(tag in value or value in tag for value in values)
+        ]
+
+    def _safe_content(self, content: str, redacted: Redacted | None = None) -> str:
+        """A memory's text as stored: stripped, no secret, no `<private>` span; an
+        error when nothing is left."""
+        if not content.strip():
+            raise InvalidInputError("memory content is empty; give the text to remember")
+        kept = (redacted or self.privacy.redact(content.strip())).text.strip()
+        if not kept:
+            raise InvalidInputError(
+                "nothing is left to remember once the `<private>` spans are left out"
+            )
+        return kept
 
     def insert(self, memories: Sequence[Memory], *, vectors: Matrix | None = None) -> None:
         """Embed and store memories as given, in batches (no write-path logic).
@@ -572,7 +671,7 @@ class LocalEngine:
     ) -> Memory:
         """`source` names where the new version came from (file sync gives the line it
         read, so the next edit of that line finds this version)."""
-        old = self.get(memory_id)
+        old = self._stored(memory_id)
         if not old.is_current:
             raise InvalidInputError(
                 f"memory {old.short_id} is not the current version; update "
@@ -582,14 +681,18 @@ class LocalEngine:
             raise InvalidInputError("new content is empty; give the new text")
         if content is not None:
             check_content(content, self.settings.limits)
+        # The new version is written anew, so through the privacy step whole: a store
+        # written before secrets were kept out may hold one in what it copies.
+        said = content if content is not None else old.content
+        redacted = self.privacy.redact(said.strip())
         now = self.clock()
         new = old.model_copy(
             update={
                 "id": new_id(),
-                "content": content.strip() if content is not None else old.content,
+                "content": self._safe_content(said, redacted),
                 "type": type or old.type,
                 "scope": scope or old.scope,
-                "tags": _clean_tags(tags) if tags is not None else old.tags,
+                "tags": self._safe_tags(old.tags if tags is None else tags, said),
                 "project": project if project is not None else old.project,
                 "confidence": old.confidence if confidence is None else confidence,
                 "created_at": now,
@@ -599,9 +702,14 @@ class LocalEngine:
                 "supersedes_id": old.id,
                 "superseded_by_id": None,
                 "source": source,
+                "decisions": (
+                    with_decision(old.decisions, redaction_decision(redacted, now))
+                    if redacted.changed
+                    else old.decisions
+                ),
             }
         )
-        new = Memory.model_validate(new.model_dump())
+        new = redact_memory(self.privacy, Memory.model_validate(new.model_dump()))
         retired = old.model_copy(
             update={"valid_to": now, "superseded_by_id": new.id, "updated_at": now}
         )
@@ -614,7 +722,7 @@ class LocalEngine:
         return new
 
     def forget(self, memory_id: str) -> Memory:
-        memory = self.get(memory_id)
+        memory = self._stored(memory_id)
         forgotten = memory.model_copy(
             update={"status": MemoryStatus.DELETED, "updated_at": self.clock()}
         )
@@ -635,8 +743,12 @@ class LocalEngine:
         """Validate everything, then write. Upserts by id, so re-running an import that
         was interrupted finishes it without duplicating anything."""
         parsed = parse_lines(lines, skip_invalid=skip_invalid)
-        self.insert(parsed.memories)
-        self.insert_graph(parsed.entities, parsed.relations)
+        now = self.clock()
+        self.insert([redact_memory(self.privacy, m, now) for m in parsed.memories])
+        self.insert_graph(
+            [redact_entity(self.privacy, e) for e in parsed.entities],
+            [redact_relation(self.privacy, r) for r in parsed.relations],
+        )
         return ImportReport(
             memories=len(parsed.memories),
             entities=len(parsed.entities),

@@ -129,6 +129,26 @@ class Spool:
             "spool: set %s aside in %s/%s: %s", entry["key"][:8], QUARANTINE, REFUSED, reason
         )
 
+    def rewrite(self, line: Callable[[bytes], bytes], *, write: bool = True) -> list[str]:
+        """Pass every line the spool keeps (entries, progress, quarantine) through
+        `line`, under the lock, each file replaced whole; the files it changed, or would
+        change when not `write` (`scrub` redacts a spool written before the privacy
+        step)."""
+        changed = []
+        with self._locked():
+            quarantine = self.folder / QUARANTINE
+            kept = sorted(quarantine.iterdir()) if quarantine.is_dir() else []
+            for path in [self.folder / ENTRIES, self.folder / PROGRESS, *kept]:
+                if not path.is_file():
+                    continue
+                before = [raw for raw in path.read_bytes().split(b"\n") if raw.strip()]
+                after = [line(raw) for raw in before]
+                if after != before:
+                    if write:
+                        _replace_lines(path, after)
+                    changed.append(str(path.relative_to(self.folder)))
+        return changed
+
     def progress(self, key: str) -> TurnProgress:
         return TurnProgress(self, key)
 

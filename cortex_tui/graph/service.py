@@ -36,6 +36,7 @@ from cortex_tui.models import (
     Memory,
     Relation,
 )
+from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.store.base import Store
 
 MIN_ID_PREFIX = 4
@@ -54,10 +55,14 @@ class GraphService:
         clock: Clock,
         judge: EntityJudge | None = None,
         on_change: Callable[[], None] | None = None,
+        privacy: Redactor | None = None,
     ) -> None:
         """`on_change` runs after each curation write, so a long-lived owner (the
-        service) drops the graph index its recall caches."""
+        service) drops the graph index its recall caches. `privacy` refuses a name that
+        holds a secret (a person's rename or alias; extraction's names come from text
+        already redacted)."""
         self._store = store
+        self._privacy = privacy
         self._on_change = on_change or (lambda: None)
         self._embedder = embedder
         self._config = config
@@ -193,6 +198,7 @@ class GraphService:
         key = normalise_name(alias)
         if not key:
             raise InvalidInputError("alias is empty; give a name with letters or digits")
+        self._refuse_secret(alias, "alias")
         if key in entity_keys(entity):
             return entity
         self._refuse_taken(key, alias, entity)
@@ -217,6 +223,7 @@ class GraphService:
         key = normalise_name(new_name)
         if not key:
             raise InvalidInputError("new name is empty; give a name with letters or digits")
+        self._refuse_secret(new_name, "new name")
         self._refuse_taken(key, new_name, entity)
         aliases = [a for a in entity.aliases if normalise_name(a) != key]
         if normalise_name(entity.name) != key:
@@ -245,6 +252,16 @@ class GraphService:
     def entities_changed(self) -> None:
         """Entities or relations changed outside this service (an undo): drop caches."""
         self._on_change()
+
+    def _refuse_secret(self, name: str, what: str) -> None:
+        if self._privacy is None:
+            return
+        redacted = self._privacy.redact(name)
+        if redacted.changed:
+            raise InvalidInputError(
+                f"the {what} holds what memory never keeps ({redacted.describe()}); "
+                "give a name without it"
+            )
 
     def _refuse_taken(self, key: str, text: str, entity: Entity) -> None:
         for other in self._store.all_entities():

@@ -340,7 +340,10 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
         finally:
             engine.close()
         return render(event, context, text_format)
-    spool = spool_turn(event, Path(home), log)
+    from cortex_tui.privacy.redactor import Redactor
+
+    redact = Redactor(settings.privacy).clean
+    spool = spool_turn(event, Path(home), log, redact)
     if spool is None or not spool.pending():
         return ""
     # The turn is captured on the agent's clock here: close calls get the hook's LLM
@@ -351,7 +354,12 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     )
     engine = _open_engine(settings.model_copy(update={"write": write}), log)
     try:
-        drain_spool(spool, lambda item, progress: capture_turn(engine, item, progress), log)
+        drain_spool(
+            spool,
+            lambda item, progress: capture_turn(engine, item, progress),
+            log,
+            redact=engine.privacy.clean,
+        )
     finally:
         engine.close()
     return ""

@@ -12,6 +12,11 @@ A line taken from an event rather than the transcript is *owed*: the transcript 
 show it later, when it catches up, and it must not be captured twice. The next read of
 the transcript drops each owed line once, as it appears.
 
+The state holds no text a turn has been captured from: owed lines and the last reply are
+known by a digest of their start, and a kept prompt — waiting for its Stop — is kept as
+the privacy step left it when the service took it (`redact`); its digest is of the words
+as said, which is what the transcript will show.
+
 The state of all sessions shares one lock, held only to read and write a session's small
 file: a Stop reads its transcript and spools its turn between two holds, so no other
 session's prompt waits behind that.
@@ -33,10 +38,14 @@ from cortex_tui.private import open_private, private_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
     from cortex_tui.capture.transcript import Turn
+
+    Owed = list[Any]
+    """[role, digest of the line's start, length of that start]."""
 
 PROMPTS_KEPT = 8
 """Prompts of one session waiting for their Stop at most (a Stop that never came, an
@@ -47,6 +56,7 @@ PROMPT_CHARS = 65_536
 KEY_CHARS = 512
 """A line is known by the start of its text, whitespace made single: a prompt kept
 shortened, or a reply the transcript joins with the message before it, is still found."""
+DIGEST_CHARS = 32
 SESSION_DAYS = 30
 """A session's state is forgotten once untouched this long. Only a session resumed later
 than that, whose transcript never caught up before, loses anything by it: its owed lines
@@ -68,7 +78,7 @@ class TurnPlan:
     __slots__ = ("owed", "reply", "turns", "used")
 
     def __init__(
-        self, turns: list[Turn], used: list[str], owed: list[list[str]], reply: str
+        self, turns: list[Turn], used: list[list[str]], owed: list[Owed], reply: str
     ) -> None:
         self.turns = turns
         self.used = used
@@ -88,15 +98,21 @@ class SessionTurns:
         self.folder = home / "spool" / "sessions"
         self.path = self.folder / f"{safe_name(session_id)}.json"
 
-    def before_turn(self, prompt: str | None, standing_key: str | None) -> bool:
-        """Keep `prompt` for the turn's capture; with `standing_key` (the event the hook
-        answers with context), whether the session's standing context is due now: not
-        given yet, or given to this very event (a hook that gave up and asked again).
-        Written whole or not at all, not fsynced: this runs before every turn, and a
-        prompt lost to a power cut still has the transcript."""
+    def before_turn(
+        self,
+        prompt: str | None,
+        standing_key: str | None,
+        redact: Callable[[str], str] | None = None,
+    ) -> bool:
+        """Keep `prompt` for the turn's capture (through `redact`, where the caller has
+        the privacy step); with `standing_key` (the event the hook answers with
+        context), whether the session's standing context is due now: not given yet, or
+        given to this very event (a hook that gave up and asked again). Written whole or
+        not at all, not fsynced: this runs before every turn, and a prompt lost to a
+        power cut still has the transcript."""
         with _Locked(self.folder):
             state = self._load()
-            changed = self._keep(state, prompt) if prompt is not None else False
+            changed = self._keep(state, prompt, redact) if prompt is not None else False
             due = False
             if standing_key is not None:
                 given = state.get("standing")
@@ -117,7 +133,7 @@ class SessionTurns:
 
         with _Locked(self.folder):
             state = self._load()
-        owed: list[list[str]] = list(state["owed"])
+        owed: list[Owed] = list(state["owed"])
         shown: list[Turn] = []
         for turn in transcript:
             paid = _owed_by(turn, owed)
@@ -125,15 +141,18 @@ class SessionTurns:
                 shown.append(turn)
             else:
                 owed.remove(paid)
-        seen = {_key(turn.text) for turn in shown if turn.role == "user"}
-        prompts = [p for p in state["prompts"] if _key(p) not in seen]
+        seen = {_digest(turn.text) for turn in shown if turn.role == "user"}
+        prompts = [p for p in state["prompts"] if p[1] not in seen]
         said = (reply or "").strip()
         replies = [] if not said or _shows_reply(shown, said) else [said]
-        if not shown and not prompts and replies and _key(said) == state.get("reply"):
+        said_digest = _digest(said) if said else None
+        if not shown and not prompts and replies and said_digest == state.get("reply"):
             replies = []  # this Stop was handled already
-        turns = [Turn("user", p) for p in prompts] + shown + [Turn("assistant", r) for r in replies]
-        owed += [["user", _key(p)] for p in prompts] + [["assistant", _key(r)] for r in replies]
-        taken = _key(said) if said else str(state.get("reply") or "")
+        turns = [Turn("user", text) for text, _ in prompts] + shown
+        turns += [Turn("assistant", r) for r in replies]
+        owed += [["user", key, KEY_CHARS] for _, key in prompts]
+        owed += [["assistant", _digest(r), len(_key(r))] for r in replies]
+        taken = said_digest or str(state.get("reply") or "")
         return TurnPlan(turns, list(state["prompts"]), owed[-OWED_KEPT:], taken)
 
     def settle(self, plan: TurnPlan) -> None:
@@ -151,14 +170,16 @@ class SessionTurns:
             self._save(state, durable=True)
 
     @staticmethod
-    def _keep(state: dict[str, Any], prompt: str) -> bool:
+    def _keep(state: dict[str, Any], prompt: str, redact: Callable[[str], str] | None) -> bool:
         prompt = prompt.strip()[:PROMPT_CHARS]
         if not prompt or prompt.startswith(_NOT_A_PROMPT) or _LONE_COMMAND.fullmatch(prompt):
             return False
-        prompts: list[str] = state["prompts"]
-        if prompts and prompts[-1] == prompt:
+        prompts: list[list[str]] = state["prompts"]
+        key = _digest(prompt)
+        if prompts and prompts[-1][1] == key:
             return False  # the same event again (a retried hook)
-        state["prompts"] = [*prompts, prompt][-PROMPTS_KEPT:]
+        kept = redact(prompt) if redact is not None else prompt
+        state["prompts"] = [*prompts, [kept, key]][-PROMPTS_KEPT:]
         return True
 
     def _load(self) -> dict[str, Any]:
@@ -170,15 +191,11 @@ class SessionTurns:
             data = None
         if not isinstance(data, dict):
             data = {}
-        owed = data.get("owed")
+        reply = data.get("reply")
         return {
-            "prompts": _strings(data.get("prompts"))[-PROMPTS_KEPT:],
-            "owed": [
-                [line[0], line[1]]
-                for line in (owed if isinstance(owed, list) else [])
-                if isinstance(line, list) and len(_strings(line)) == len(line) == 2
-            ][-OWED_KEPT:],
-            "reply": data.get("reply") if isinstance(data.get("reply"), str) else None,
+            "prompts": _kept_prompts(data.get("prompts"))[-PROMPTS_KEPT:],
+            "owed": _owed_lines(data.get("owed"))[-OWED_KEPT:],
+            "reply": _as_digest(reply) if isinstance(reply, str) else None,
             "standing": data.get("standing") if isinstance(data.get("standing"), str) else None,
         }
 
@@ -216,6 +233,33 @@ def prune_sessions(home: Path, older_than_days: float = SESSION_DAYS) -> int:
     return forgotten
 
 
+def rewrite_sessions(home: Path, state: Callable[[Any], Any], *, write: bool = True) -> int:
+    """Pass each session's state through `state` (a JSON value in, one out), under the
+    lock, replacing the files it changes (`scrub`); how many it changed, or would
+    change when not `write`."""
+    folder = home / "spool" / "sessions"
+    if not folder.is_dir():
+        return 0
+    changed = 0
+    with _Locked(folder):
+        for path in sorted(folder.glob("*.json")):
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    before = json.load(handle)
+            except (OSError, ValueError):
+                continue
+            after = state(before)
+            if after != before and write:
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                with open_private(tmp, "w", encoding="utf-8") as handle:
+                    json.dump(after, handle, ensure_ascii=False)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, path)
+            changed += after != before
+    return changed
+
+
 class _Locked:
     """The sessions' lock, held for one read and write of a state file (a class, not
     `contextlib`: the hook process would pay for its import)."""
@@ -235,14 +279,24 @@ class _Locked:
         self._handle.close()  # closing releases the lock
 
 
-def _owed_by(turn: Turn, owed: list[list[str]]) -> list[str] | None:
-    """The owed line `turn` pays off: a prompt by its key, a reply also when the
-    transcript joined it with the message before it."""
+def _owed_by(turn: Turn, owed: list[Owed]) -> Owed | None:
+    """The owed line `turn` pays off: a prompt by its start, a reply also when the
+    transcript joined it with the message before it (found at a word's start)."""
     text = " ".join(turn.text.split())
+    whole = _digest(text)
+    joined: dict[int, set[str]] = {}
     for line in owed:
-        role, key = line
-        if role == turn.role and (key == text[:KEY_CHARS] or (role == "assistant" and key in text)):
+        role, key, length = line
+        if role != turn.role:
+            continue
+        if key == whole:
             return line
+        if role == "assistant":
+            if length not in joined:
+                starts = [0, *(i + 1 for i, char in enumerate(text) if char == " ")]
+                joined[length] = {_hash(text[i : i + length]) for i in starts}
+            if key in joined[length]:
+                return line
     return None
 
 
@@ -257,8 +311,43 @@ def _key(text: str) -> str:
     return " ".join(text.split())[:KEY_CHARS]
 
 
-def _strings(value: object) -> list[str]:
-    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+def _digest(text: str) -> str:
+    """What a line is known by: a digest of its start, never its words."""
+    return _hash(_key(text))
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:DIGEST_CHARS]
+
+
+def _as_digest(key: str) -> str:
+    """A key as this version keeps it: a state written by an older one held the words."""
+    is_digest = len(key) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in key)
+    return key if is_digest else _hash(key)
+
+
+def _kept_prompts(value: object) -> list[list[str]]:
+    """[text, digest] per kept prompt; an older state's bare texts get their digest."""
+    kept = []
+    for item in value if isinstance(value, list) else []:
+        if isinstance(item, str):
+            kept.append([item, _digest(item)])
+        elif isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item):
+            kept.append([item[0], item[1]])
+    return kept
+
+
+def _owed_lines(value: object) -> list[Owed]:
+    """[role, digest, length] per owed line; an older state's [role, words] become one."""
+    lines: list[Owed] = []
+    for line in value if isinstance(value, list) else []:
+        if not isinstance(line, list) or not all(isinstance(x, str) for x in line[:2]):
+            continue
+        if len(line) == 3 and isinstance(line[2], int):
+            lines.append([line[0], line[1], line[2]])
+        elif len(line) == 2:
+            lines.append([line[0], _as_digest(line[1]), len(line[1])])
+    return lines
 
 
 def standing_key(prompt: str) -> str:

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     failure) for each, a durable slice at a time."""
     Locked = Callable[[Callable[[], Any]], Any]
     """Runs a piece of store work under the caller's lock (the service's engine lock)."""
+    Redact = Callable[[str], str]
+    """The privacy step on one text (`Redactor.clean`)."""
 
 CLAUDE_CONTEXT_CAP = 10_000
 CONTEXT_BLOCK_TAG = "<cortex_memories>"
@@ -136,35 +138,43 @@ def last_user_prompt(transcript_path: str | None, log: Log) -> str:
         return ""
 
 
-def spool_turn(event: HookEvent, home: Path, log: Log) -> Spool | None:
+def spool_turn(
+    event: HookEvent, home: Path, log: Log, redact: Redact | None = None
+) -> Spool | None:
     """Append the turn's new text to the spool (fsynced) and advance the session's
     transcript offset; None when the event is not one to capture. A Claude Code turn is
-    put together from the hooks' events and the transcript (`session_turns.py`)."""
+    put together from the hooks' events and the transcript (`session_turns.py`).
+    `redact` (the privacy step, where the process has it: the service) is applied
+    before the text reaches the disk; the hook process alone spools it as it came, and
+    the capture that follows redacts it."""
     if event.caller == "claude" and (event.stop_hook_active or event.agent_id):
         return None
     spool = Spool(home / "spool", log)
     session = safe_name(event.session_id)
     if event.caller != "claude":
-        _spool_text(spool, _event_text(event), event, session, log)
+        _spool_text(spool, _event_text(event), event, session, log, redact)
         return spool
     from cortex_tui.capture.transcript import conversation_text
 
     kept = SessionTurns(home, event.session_id)
     transcript, new_offset = _transcript_turns(event, home, session, log)
     turn = kept.plan(transcript, event.last_assistant_message)
-    _spool_text(spool, conversation_text(turn.turns), event, session, log)
+    _spool_text(spool, conversation_text(turn.turns), event, session, log, redact)
     if new_offset is not None:
         Offsets(home / "spool" / "offsets").set(session, new_offset)
     kept.settle(turn)
     return spool
 
 
-def note_pre(event: HookEvent, home: Path, log: Log, plan: PrePlan | None) -> None:
+def note_pre(
+    event: HookEvent, home: Path, log: Log, plan: PrePlan | None, redact: Redact | None = None
+) -> None:
     """Before a Claude Code turn the service answers: keep the prompt until its turn is
     captured (the Stop hook may run before the transcript shows it, `session_turns.py`),
     and when `plan` gives context, add the project's standing context to it if the
     session is yet to be given it — its SessionStart gives it, unless that found no
-    service running (the first prompt of a cold session gets it instead)."""
+    service running (the first prompt of a cold session gets it instead). `redact`:
+    the privacy step, for the prompt kept (the service has it; the hook process not)."""
     if event.caller != "claude" or not event.session_id:
         return
     if event.event not in CLAUDE_CONTEXT_EVENTS:
@@ -174,7 +184,7 @@ def note_pre(event: HookEvent, home: Path, log: Log, plan: PrePlan | None) -> No
     if plan is not None:
         key = SESSION_START if event.event == "SessionStart" else standing_key(event.prompt)
     try:
-        due = SessionTurns(home, event.session_id).before_turn(prompt, key)
+        due = SessionTurns(home, event.session_id).before_turn(prompt, key, redact)
     except OSError as exc:
         log.info("prompt not kept for capture: %s", exc)
         return
@@ -188,9 +198,11 @@ def keep_prompt(event: HookEvent, home: Path, log: Log) -> None:
     note_pre(event, home, log, None)
 
 
-def _spool_text(spool: Spool, text: str, event: HookEvent, session: str, log: Log) -> None:
+def _spool_text(
+    spool: Spool, text: str, event: HookEvent, session: str, log: Log, redact: Redact | None
+) -> None:
     if text.strip():
-        entry = turn_entry(text, event.session_id, project_for(event.cwd))
+        entry = turn_entry(text, event.session_id, project_for(event.cwd), redact=redact)
         if spool.append(entry):
             log.info(
                 "spooled turn %s of session %s (%d chars)", entry["key"][:8], session, len(text)
@@ -198,14 +210,20 @@ def _spool_text(spool: Spool, text: str, event: HookEvent, session: str, log: Lo
 
 
 def turn_entry(
-    text: str, session_id: str | None, project: str | None, source: str | None = None
+    text: str,
+    session_id: str | None,
+    project: str | None,
+    source: str | None = None,
+    *,
+    redact: Redact | None = None,
 ) -> dict[str, Any]:
     """A conversation turn as the spool holds it, keyed by session and text (the same
     turn spooled twice is one entry); `source` names where it was read, when not a hook
-    (file sync's transcripts)."""
+    (file sync's transcripts). The key is of the text as it came, so the service's
+    redacted entry and a hook's own for the same Stop stay one entry."""
     entry: dict[str, Any] = {
         "key": turn_key(session_id, text),
-        "text": text,
+        "text": redact(text) if redact is not None else text,
         "project": project,
         "session_id": session_id,
         "at": time.time(),
@@ -229,6 +247,7 @@ def drain_spool(
     capture: CaptureTurn,
     log: Log,
     capture_turns: CaptureTurns | None = None,
+    redact: Redact | None = None,
 ) -> int:
     """Capture every pending entry, oldest first, resuming one a crash interrupted;
     `capture` returns a one-line summary for the log, and `capture_turns`, when given,
@@ -238,13 +257,17 @@ def drain_spool(
     An entry whose capture fails stays spooled and the later ones are still captured
     (one bad turn must not hold the others back); the first failure is raised at the end
     so the caller retries. One refused for its input (`InvalidInputError`) is set aside
-    in the spool's quarantine instead.
+    in the spool's quarantine instead, through `redact` when given (it is kept there).
     """
     captured = 0
     failures: list[Exception] = []
 
     def settle(item: dict[str, Any], outcome: str | Exception) -> bool:
         if isinstance(outcome, InvalidInputError):  # it would fail the same way for ever
+            if redact is not None:
+                from cortex_tui.privacy.records import redact_strings
+
+                item = redact_strings(item, redact)
             spool.refuse(item, str(outcome))
             return False
         if isinstance(outcome, Exception):

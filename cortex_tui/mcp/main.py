@@ -28,6 +28,8 @@ from cortex_tui.mcp.link import EngineLink
 from cortex_tui.mcp.server import build_server
 from cortex_tui.mcp.shapes import RememberArguments
 from cortex_tui.paths import default_home
+from cortex_tui.privacy.records import redact_strings
+from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.private import private_dir
 from cortex_tui.tcp import listen
 
@@ -109,6 +111,8 @@ def _queue(settings: Settings, daemon: bool, arguments: RememberArguments) -> st
     service when there is none, so the spool does not wait for the next agent turn)."""
     check_content(arguments.content, settings.limits)  # a draft too large would never store
     draft = arguments.draft().model_dump(mode="json", exclude_unset=True)
+    # what waits in the spool holds no secret either (the drain redacts it again)
+    draft = redact_strings(draft, Redactor(settings.privacy).clean)
     draft["created_at"] = datetime.now(UTC).isoformat()
     key = spool_draft(draft, settings.home, log)
     try:

@@ -151,7 +151,7 @@ def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[
     event = parse_event(decode_bytes(body))
     settings = service.settings
     plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
-    note_pre(event, service.home, log, plan)
+    note_pre(event, service.home, log, plan, service.engine.privacy.clean)
     if plan is None:
         return "", []
     context, read = service.hook_context(plan)

@@ -187,6 +187,9 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
 def _web_stack() -> tuple[ModuleType, Callable[..., FastAPI]]:
     import uvicorn
 
+    # The privacy step's detectors (detect-secrets: ~90 ms) load here too, beside the
+    # engine's opening, rather than in the first recall or capture that needs them.
+    import cortex_tui.privacy.detectors  # noqa: F401
     from cortex_tui.server.app import build_app
 
     return uvicorn, build_app

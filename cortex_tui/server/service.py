@@ -210,7 +210,8 @@ class Service:
     def spool_event(self, body: bytes) -> None:
         """Spool the new turn of the conversation a post hook's event names, as the
         hook process would, and have it captured (the drain finds what is pending)."""
-        if spool_turn(parse_event(decode_bytes(body)), self.home, log) is not None:
+        event = parse_event(decode_bytes(body))
+        if spool_turn(event, self.home, log, self.engine.privacy.clean) is not None:
             self.request_drain()
 
     def request_drain(self) -> None:
@@ -253,7 +254,9 @@ class Service:
             if self._stopping.is_set():
                 return
             try:
-                drain_spool(spool, self._capture_one, log, self._capture_turns)
+                drain_spool(
+                    spool, self._capture_one, log, self._capture_turns, self.engine.privacy.clean
+                )
                 last_drain = time.monotonic()
             except _Stopping:
                 return

@@ -36,6 +36,7 @@ from cortex_tui.indexer.sources import file_key
 from cortex_tui.integrations.file_changes import RETIRE, unit_source
 from cortex_tui.integrations.project import project_for
 from cortex_tui.integrations.turns import entry_size
+from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.sync.diff import diff_notes
 from cortex_tui.sync.files import Kind, Skipped, check_transcript, kind_of, read_notes, walk
 from cortex_tui.sync.notes import Note, note_tags, note_type, parse_notes
@@ -155,7 +156,11 @@ class _Pass:
         self.transcripts_read: list[TranscriptFile] = []
         self.dirty = False
         """Whether the state changed since it was loaded or last saved."""
-        self.content_chars = load_settings(home).limits.content_chars
+        settings = load_settings(home)
+        self.content_chars = settings.limits.content_chars
+        self.privacy = Redactor(settings.privacy)
+        """Notes and transcripts pass the privacy step as they are read: neither the
+        state kept of a file, nor what waits in the spool, holds a secret."""
 
     def _record(self, name: str, tracked: TrackedFile) -> None:
         self.state.files[name] = tracked
@@ -220,7 +225,7 @@ class _Pass:
             return
         data = read_notes(path)
         sha = hashlib.sha256(data).hexdigest()[:16]
-        notes = self._within_limit(path, parse_notes(data.decode("utf-8")))
+        notes = self._within_limit(path, parse_notes(self.privacy.clean(data.decode("utf-8"))))
         change = FileChange(_shown(path), "notes")
         if not isinstance(tracked, NotesFile):
             tracked, change.renamed_from = self._renamed_notes(path, sha, notes)
@@ -301,7 +306,7 @@ class _Pass:
         if tracked.offset == path.stat().st_size and not change.renamed_from:
             self.report.unchanged += 1
             return
-        read = read_new_exchanges(path, tracked, self.offsets, self.project)
+        read = read_new_exchanges(path, tracked, self.offsets, self.project, self.privacy.clean)
         self._record(name, read.tracked)
         self.transcripts_read.append(read.tracked)
         change.turns = len(read.entries)

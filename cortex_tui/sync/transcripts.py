@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,9 +40,14 @@ class TranscriptRead:
 
 
 def read_new_exchanges(
-    path: Path, tracked: TranscriptFile, offsets: Offsets, project: str | None
+    path: Path,
+    tracked: TranscriptFile,
+    offsets: Offsets,
+    project: str | None,
+    redact: Callable[[str], str] | None = None,
 ) -> TranscriptRead:
-    """The exchanges written since `tracked.offset`, and the state after them."""
+    """The exchanges written since `tracked.offset`, and the state after them; each
+    through `redact` (the privacy step) before it is spooled."""
     session = tracked.session or path.stem  # Claude Code names a transcript by its session
     head = transcript_head(path)
     start = tracked.offset if tracked.head in ("", head) else 0  # rewritten: start over
@@ -59,7 +65,9 @@ def read_new_exchanges(
     where = project or project_for(next((t.cwd for t in turns if t.cwd), None))
     source = f"{SOURCE_SCHEME}{tracked.key}"
     entries = [
-        turn_entry(text, session, where, source) for text in _exchanges(turns) if text.strip()
+        turn_entry(text, session, where, source, redact=redact)
+        for text in _exchanges(turns)
+        if text.strip()
     ]
     after = tracked.model_copy(update={"offset": start, "head": head, "session": session})
     return TranscriptRead(entries, after, len(turns))

@@ -15,6 +15,7 @@ from cortex_tui.engine import service_link
 from tests.agents.claude_code import ClaudeCode
 from tests.agents.conftest import wait_for
 from tests.agents.model_standin import ModelStandIn, Request, Text, ToolCall
+from tests.privacy.leaks import files_holding
 
 DECISION = (
     "Decision for the record: from now on harbor deploys with Argo CD instead of Flux, "
@@ -69,6 +70,23 @@ def test_a_decision_stated_in_one_session_is_in_the_next_sessions_request(
     context = injected(model.requests[0])
     assert "Kwame owns the Argo CD setup" in context
     assert "Argo CD instead of Flux" in context
+
+
+def test_a_key_pasted_in_a_prompt_never_becomes_a_memory_nor_reaches_the_next_session(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("hook", "install")
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK3d9QpLx2"
+    model.script = [Text("Noted.")]
+    claude.run(f"Use this key for the staging deploys from now on: AWS_SECRET_ACCESS_KEY={key}")
+    wait_for(lambda: memories(claude, "staging deploys"), "the turn to be captured")
+    model.requests.clear()
+    claude.run("Which key do the staging deploys use from now on?")
+    context = injected(model.requests[0])
+    assert "AWS_SECRET_ACCESS_KEY=[secret: AWS secret key]" in context
+    assert key not in context
+    assert key not in claude.cortex("export", daemon=True).stdout
+    assert not files_holding(Path(claude.env["CORTEX_HOME"]), [key])
 
 
 def test_a_session_start_gives_the_projects_rules_and_a_resume_gives_back_the_recalled_context(

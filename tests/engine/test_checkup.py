@@ -23,7 +23,13 @@ def test_a_healthy_home_passes_every_check(engine: LocalEngine) -> None:
     engine.backup()
     report = engine.health(deep=True)
     assert report["ok"] is True
-    assert [c["name"] for c in report["checks"]] == ["store data", "spool", "permissions", "backup"]
+    assert [c["name"] for c in report["checks"]] == [
+        "store data",
+        "spool",
+        "permissions",
+        "backup",
+        "privacy",
+    ]
     assert all(c["ok"] and c["fix"] is None for c in report["checks"])
 
 

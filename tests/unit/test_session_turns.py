@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -139,3 +140,47 @@ def test_sessions_untouched_for_a_month_and_dead_writers_files_are_forgotten(
         os.utime(path, (month_ago, month_ago))
     assert prune_sessions(tmp_path) == 1
     assert sorted(path.name for path in folder.iterdir()) == [".lock", "new.json"]
+
+
+def test_once_captured_the_state_keeps_no_words_of_the_turn(tmp_path: Path) -> None:
+    """Owed lines and the last reply are known by digests: a key pasted in a prompt is
+    not left in the session's state after its turn is spooled."""
+    said = f"{PROMPT} The deploy token is ghp_R8mQ2vXk9LtY4wZp7NcB3sHd6FjA1uE5gK0o."
+    keep(tmp_path, said)
+    assert stop(tmp_path, [], REPLY) == f"User: {said}\n\nAssistant: {REPLY}"
+    [state] = (tmp_path / "spool" / "sessions").glob("*.json")
+    assert "ghp_" not in state.read_text() and "Argo" not in state.read_text()
+    late = [Turn("user", said), Turn("assistant", f"Checking.\n\n{REPLY}")]
+    assert stop(tmp_path, late, None) == ""  # each owed line still found once
+
+
+def test_a_prompt_kept_through_the_privacy_step_is_still_found_in_the_transcript(
+    tmp_path: Path,
+) -> None:
+    said = "Use AKIAZ3MSJV4WWNKWW5FQ for the staging deploys from now on."
+    redacted = "Use [secret: AWS access key] for the staging deploys from now on."
+    SessionTurns(tmp_path, "s").before_turn(said, None, lambda _text: redacted)
+    [state] = (tmp_path / "spool" / "sessions").glob("*.json")
+    assert "AKIA" not in state.read_text()
+    transcript = [Turn("user", said), Turn("assistant", REPLY)]
+    assert stop(tmp_path, transcript, REPLY) == conversation_text(transcript)
+    keep(tmp_path, said, session="lagging")
+    lagging = SessionTurns(tmp_path, "lagging")
+    lagging.settle(lagging.plan([], REPLY))
+    assert stop(tmp_path, transcript, None, session="lagging") == ""
+
+
+def test_a_state_written_by_the_version_before_digests_is_read(tmp_path: Path) -> None:
+    folder = tmp_path / "spool" / "sessions"
+    folder.mkdir(parents=True)
+    older = {
+        "prompts": ["And the next question."],
+        "owed": [["user", PROMPT], ["assistant", REPLY]],
+        "reply": REPLY,
+        "standing": None,
+    }
+    (folder / "s.json").write_text(json.dumps(older))
+    late = [Turn("user", PROMPT), Turn("assistant", f"Let me look.\n\n{REPLY}")]
+    assert stop(tmp_path, late, "Next answer.") == (
+        "User: And the next question.\n\nAssistant: Next answer."
+    )
