@@ -36,6 +36,7 @@ from cortex_tui.models import (
     Memory,
     Relation,
 )
+from cortex_tui.privacy.records import redact_entity, redact_memory, redact_relation
 from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.store.base import Store
 
@@ -101,7 +102,7 @@ class GraphService:
         """`entity_id` may also be an id prefix or a name (see `get`)."""
         if hops < 0:
             raise InvalidInputError(f"hops must be 0 or more, got {hops}")
-        return neighbourhood(self._store, self.get(entity_id), hops)
+        return self._shown_neighbourhood(neighbourhood(self._store, self.get(entity_id), hops))
 
     def list_entities(
         self, type: EntityType | None = None, limit: int = 50, offset: int = 0
@@ -111,7 +112,8 @@ class GraphService:
             raise InvalidInputError("limit must be at least 1 and offset at least 0")
         chosen = [e for e in self._store.all_entities() if type is None or e.type is type]
         chosen.sort(key=lambda e: (-len(e.memory_ids), e.name.casefold(), e.id))
-        return EntityPage(entities=chosen[offset : offset + limit], total=len(chosen))
+        page = [self._shown(e) for e in chosen[offset : offset + limit]]
+        return EntityPage(entities=page, total=len(chosen))
 
     def get(self, ref: str) -> Entity:
         """The entity with id `ref`, else named `ref` (name, then alias), else whose id
@@ -161,7 +163,9 @@ class GraphService:
             scored = [(fuzz.WRatio(key, normalise_name(form)), form) for form in forms]
             score, form = max(scored, key=lambda pair: pair[0])
             if score >= SEARCH_MIN_SCORE:
-                matches.append(EntityMatch(entity=entity, score=score, matched=form))
+                shown = self._shown(entity)
+                form = form if shown is entity else self._privacy_clean(form)
+                matches.append(EntityMatch(entity=shown, score=score, matched=form))
         matches.sort(key=lambda m: (-m.score, -len(m.entity.memory_ids), m.entity.name.casefold()))
         return matches[:limit]
 
@@ -252,6 +256,34 @@ class GraphService:
     def entities_changed(self) -> None:
         """Entities or relations changed outside this service (an undo): drop caches."""
         self._on_change()
+
+    def _shown(self, entity: Entity) -> Entity:
+        """The read guard: an entity as a surface shows it, no secret in its names even
+        when a store written before secrets were kept out holds one (`scrub`)."""
+        return entity if self._privacy is None else redact_entity(self._privacy, entity)
+
+    def _privacy_clean(self, text: str) -> str:
+        return text if self._privacy is None else self._privacy.clean(text)
+
+    def _shown_neighbourhood(self, found: Neighbourhood) -> Neighbourhood:
+        privacy = self._privacy
+        if privacy is None:
+            return found
+        nodes = [
+            node.model_copy(
+                update={
+                    "entity": self._shown(node.entity),
+                    "memories": [redact_memory(privacy, m) for m in node.memories],
+                }
+            )
+            for node in found.nodes
+        ]
+        edges = [
+            edge.model_copy(update={"relation": redact_relation(privacy, edge.relation)})
+            for edge in found.edges
+        ]
+        center = self._shown(found.center)
+        return found.model_copy(update={"center": center, "nodes": nodes, "edges": edges})
 
     def _refuse_secret(self, name: str, what: str) -> None:
         if self._privacy is None:

@@ -70,6 +70,9 @@ def test_scrub_removes_what_an_older_version_stored(cli: Cli) -> None:
     assert not any(value in recalled.out for value in values)
     listed = cli("list", "--all")
     assert not any(value in listed.out for value in values)
+    entities = cli("entities", "list")
+    assert "deploy key [secret: GitHub token]" in entities.out
+    assert not any(value in entities.out for value in values)
 
     assert cli("backup").code == 0
     dry = cli("scrub", "--dry-run", "--json")
