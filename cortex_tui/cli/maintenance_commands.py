@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.cli.progress import terminal_progress
-from cortex_tui.errors import ConfigError
+from cortex_tui.errors import ConfigError, CortexError
 
 if TYPE_CHECKING:
     from cortex_tui.indexer import IndexReport, Summarize
@@ -66,17 +66,31 @@ def cmd_scrub(ctx: CommandContext) -> int:
     """In this process, the service stopped: the scrub rewrites points of every kind."""
     from cortex_tui.engine.scrub import rebuild, scrub
     from cortex_tui.integrations.session_turns import rewrite_sessions
+    from cortex_tui.privacy.records import redact_strings
+    from cortex_tui.sync.state import StateStore
 
     engine = ctx.local_engine
     home = engine.settings.home
+
+    def sessions(clean: Callable[[str], str], write: bool) -> int:
+        return rewrite_sessions(home, lambda state: redact_strings(state, clean), write=write)
+
+    def sync_state(clean: Callable[[str], str], write: bool) -> int:
+        return StateStore(home).rewrite(clean, write=write)
+
     report = scrub(
         engine,
         dry_run=ctx.args.dry_run,
-        sessions=lambda state, write: rewrite_sessions(home, state, write=write),
+        elsewhere={"agent session state(s)": sessions, "file sync state": sync_state},
     )
     if not report.dry_run:  # also after a scrub a crash cut short: its old files may remain
-        report.rebuilt = rebuild(engine)
-        ctx.close()
+        try:
+            report.rebuilt = rebuild(engine)
+        except CortexError:
+            ctx.emit(report, report.describe())  # what was done, and the backups to delete
+            raise
+        finally:
+            ctx.close()
     ctx.emit(report, report.describe())
     return 0
 

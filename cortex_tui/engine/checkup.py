@@ -7,15 +7,15 @@
   be quarantined;
 - permissions: anything under the home that other users could read;
 - backup: the newest one, read back whole (every member's CRC), and its age;
-- privacy: no memory version holds a secret (a store written before the privacy step,
-  or by another tool).
+- privacy (`scrub.privacy_check`, which needs the engine): nothing in the store, its
+  journal or its spool holds a secret (written before the privacy step, or by another
+  tool).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -25,9 +25,8 @@ from cortex_tui.config import Settings
 from cortex_tui.engine.backup import SUFFIX, read_info, read_points
 from cortex_tui.engine.spool import Spool
 from cortex_tui.errors import CortexError, StoreDamagedError
-from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.private import open_to_others
-from cortex_tui.store.base import COLLECTIONS, MemoryFilter, Store
+from cortex_tui.store.base import COLLECTIONS, Store
 
 STUCK_SPOOL = timedelta(minutes=10)
 """A capture waiting this long means nothing is draining the spool."""
@@ -49,7 +48,6 @@ def checkup(store: Store, settings: Settings, now: datetime) -> list[Check]:
         spool_check(settings.home / "spool", spool_state(settings.home / "spool", now)),
         _permissions(settings.home),
         _backup(settings.backups_path, now),
-        _privacy(store, settings),
     ]
 
 
@@ -155,33 +153,3 @@ def age_text(delta: timedelta) -> str:
     if seconds < 172800:
         return f"{seconds / 3600:.0f} h"
     return f"{seconds / 86400:.0f} days"
-
-
-def _privacy(store: Store, settings: Settings) -> Check:
-    privacy = Redactor(settings.privacy)
-    if not settings.privacy.detect_secrets:
-        return Check(
-            name="privacy",
-            ok=True,
-            found="secret detection is off ([privacy] detect_secrets = false)",
-        )
-    holding = Counter[str]()
-    memories = 0
-    try:
-        for memory in store.iter_memories(MemoryFilter(current_only=False, statuses=None)):
-            kinds = privacy.redact(memory.content).kinds
-            if kinds or any(privacy.redact(tag).changed for tag in memory.tags):
-                memories += 1
-                holding.update(kinds)
-    except CortexError:  # damage: the store check says what and how to fix it
-        return Check(name="privacy", ok=True, found="not checked: the store could not be read")
-    if not memories:
-        return Check(name="privacy", ok=True, found="no memory holds a secret")
-    named = ", ".join(sorted(holding)) or "in tags"
-    return Check(
-        name="privacy",
-        ok=False,
-        found=f"{memories} memory version(s) hold a secret ({named}), written before "
-        "secrets were kept out",
-        fix="`cortex-tui scrub` redacts them in place (`--dry-run` first to see what)",
-    )

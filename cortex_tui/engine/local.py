@@ -40,6 +40,7 @@ from cortex_tui.engine.views import activity, store_stats, version_chain
 from cortex_tui.engine.vitals import vitals
 from cortex_tui.engine.write_path import WritePath
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
+from cortex_tui.format import format_context
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
 from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
@@ -183,7 +184,7 @@ class LocalEngine:
             response = response.model_copy(update={"notices": list(self.notices)})
         if request.update_access and response.results:
             self._touch([r.memory for r in response.results])
-        return self._shown_response(response)
+        return self._shown_response(response, request)
 
     def explain(self, request: RecallRequest, memory_id: str) -> Explanation:
         check_query(request.query, self.settings.limits)
@@ -218,11 +219,21 @@ class LocalEngine:
         shown = self._shown(result.memory)
         return result if shown is result.memory else result.model_copy(update={"memory": shown})
 
-    def _shown_response(self, response: RecallResponse) -> RecallResponse:
+    def _shown_response(self, response: RecallResponse, request: RecallRequest) -> RecallResponse:
+        """The response as shown; a context block holding a memory the guard changed is
+        made again from the memories as shown (the block escapes and joins their text,
+        which a detector could no longer read)."""
         results = [self._shown_result(r) for r in response.results]
         if all(new is old for new, old in zip(results, response.results, strict=True)):
             return response
-        context = self.privacy.clean(response.context)
+        recall = self.settings.recall
+        context = format_context(
+            results,
+            self.clock(),
+            request.budget_tokens or recall.budget_tokens,
+            recall.chars_per_token,
+            request.max_chars,
+        )
         return response.model_copy(update={"results": results, "context": context})
 
     def resolve_id(self, prefix: str) -> str:
@@ -350,7 +361,9 @@ class LocalEngine:
             "notices": list(self.notices),
         }
         if deep:  # the wall clock: spool entries and backups carry real times
-            checks = checkup(self.store, self.settings, datetime.now(UTC))
+            from cortex_tui.engine.scrub import privacy_check  # it reads through this engine
+
+            checks = [*checkup(self.store, self.settings, datetime.now(UTC)), privacy_check(self)]
             report["checks"] = [check.model_dump() for check in checks]
             report["ok"] = all(check.ok for check in checks)
         return report
@@ -358,12 +371,14 @@ class LocalEngine:
     def export(self) -> Iterator[str]:
         yield header_line()
         everything = MemoryFilter(current_only=False, statuses=None)
+        # through the read guard: an export of a store written before secrets were kept
+        # out carries none of them on (`scrub` cleans the store itself)
         for memory in self.store.iter_memories(everything):
-            yield dump_line(memory)
+            yield dump_line(self._shown(memory))
         for entity in self.store.all_entities():
-            yield dump_line(entity)
+            yield dump_line(redact_entity(self.privacy, entity))
         for relation in self.store.all_relations():
-            yield dump_line(relation)
+            yield dump_line(redact_relation(self.privacy, relation))
 
     # --- writing -------------------------------------------------------------------
 
@@ -529,7 +544,7 @@ class LocalEngine:
         ]
 
     def resolve(self, group_id: str, keep_id: str) -> Memory:
-        return self.curator.resolve(group_id, keep_id)
+        return self._shown(self.curator.resolve(group_id, keep_id))
 
     def merge(self, group_id: str, content: str) -> Memory:
         check_content(content, self.settings.limits)
@@ -537,7 +552,7 @@ class LocalEngine:
         return self.curator.merge(group_id, content, self._document_vector(content))
 
     def dismiss(self, group_id: str) -> list[Memory]:
-        return self.curator.dismiss(group_id)
+        return [self._shown(m) for m in self.curator.dismiss(group_id)]
 
     def restore(self, memory_id: str) -> Memory:
         old = self._stored(memory_id)
@@ -589,16 +604,14 @@ class LocalEngine:
 
     def _safe_tags(self, tags: Iterable[str], content: str) -> list[str]:
         """Tags as stored: none that holds a secret, nor a piece of one the content
-        holds (a bare piece of a key says nothing a detector could know it by)."""
-        tags = _clean_tags(tags)
-        if not tags:
+        holds (a bare piece of a key says nothing a detector could know it by). Checked
+        as given, before tags are folded to lower case (`AKIA…` is a key; `akia…` no
+        longer looks like one)."""
+        kept = _clean_tags(clean_tags(self.privacy, list(tags)))
+        if not kept:
             return []
         values = [value.casefold() for value, _ in self.privacy.secrets_in(content)]
-        return [
-            tag
-            for tag in clean_tags(self.privacy, tags)
-            if not any(tag in value or value in tag for value in values)
-        ]
+        return [tag for tag in kept if not any(tag in value or value in tag for value in values)]
 
     def _safe_content(self, content: str, redacted: Redacted | None = None) -> str:
         """A memory's text as stored: stripped, no secret, no `<private>` span; an
@@ -728,7 +741,7 @@ class LocalEngine:
         )
         journal.record(self.store, "forget", self.clock(), before=[memory])
         self.store.update_memories([forgotten])
-        return forgotten
+        return self._shown(forgotten)
 
     def purge(self) -> int:
         deleted = MemoryFilter(

@@ -19,17 +19,19 @@ import json
 import logging
 import shutil
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from cortex_tui.curation import journal
 from cortex_tui.engine.backup import list_backups
+from cortex_tui.engine.checkup import Check
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.reembed_sites import recover_interrupted, swap_folders
 from cortex_tui.engine.spool import Spool
+from cortex_tui.errors import CortexError
 from cortex_tui.privacy.records import (
     redact_entity,
     redact_memory,
@@ -45,9 +47,10 @@ JOURNAL = "journal"
 
 log = logging.getLogger(__name__)
 
-RewriteSessions = Callable[[Callable[[Any], Any], bool], int]
-"""Passes each agent session's kept state through a function, writing the states it
-changes when told to; how many it changed (`session_turns.rewrite_sessions`)."""
+KeptElsewhere = Callable[[Callable[[str], str], bool], int]
+"""Texts kept outside the store and the spool (the hooks' session state, file sync's
+state): passes each through the function given, writes the ones it changed when told
+to, and says how many files it changed (or would)."""
 
 
 class ScrubReport(BaseModel):
@@ -58,7 +61,9 @@ class ScrubReport(BaseModel):
     entities: int
     relations: int
     spool_files: list[str] = Field(default_factory=list)
-    sessions: int = 0
+    elsewhere: dict[str, int] = Field(
+        default_factory=dict, description="files kept beside the store holding one, by kind"
+    )
     backups_before: list[str] = Field(
         default_factory=list, description="backups made before the scrub: they may hold them"
     )
@@ -74,7 +79,7 @@ class ScrubReport(BaseModel):
             or self.entities
             or self.relations
             or self.spool_files
-            or self.sessions
+            or any(self.elsewhere.values())
         )
 
     def describe(self) -> str:
@@ -87,8 +92,8 @@ class ScrubReport(BaseModel):
                 f"{verb}: {self.memories} memory version(s)"
                 + (f" ({kinds})" if kinds else "")
                 + f", {self.journal_entries} journal entr(ies), {self.entities} entit(ies), "
-                f"{self.relations} relation(s), {len(self.spool_files)} spool file(s), "
-                f"{self.sessions} agent session state(s)"
+                f"{self.relations} relation(s), {len(self.spool_files)} spool file(s)"
+                + "".join(f", {n} {kind}" for kind, n in self.elsewhere.items() if n)
             ]
         if self.rebuilt:
             lines.append("the store was copied into fresh files and its old ones removed")
@@ -102,7 +107,10 @@ class ScrubReport(BaseModel):
 
 
 def scrub(
-    engine: LocalEngine, *, dry_run: bool, sessions: RewriteSessions | None = None
+    engine: LocalEngine,
+    *,
+    dry_run: bool,
+    elsewhere: Mapping[str, KeptElsewhere] | None = None,
 ) -> ScrubReport:
     """Find (and unless `dry_run`, redact) every secret the store and its spool hold.
 
@@ -116,11 +124,14 @@ def scrub(
     stored = list(store.iter_memories(MemoryFilter(current_only=False, statuses=None)))
     known: dict[str, str] = {}
 
+    def collect(text: str) -> str:
+        for secret, kind in engine.privacy.secrets_in(text):
+            known.setdefault(secret, kind)
+        return text
+
     def learn(value: Any) -> Any:
-        for text in _strings(value):
-            for secret, kind in engine.privacy.secrets_in(text):
-                known.setdefault(secret, kind)
-        return value
+        """Every value a detector knows in `value`'s strings; `value` as it was."""
+        return redact_strings(value, collect)
 
     for memory in stored:
         learn(memory.model_dump(mode="json"))
@@ -129,8 +140,8 @@ def scrub(
     for point in store.points(JOURNAL):
         learn(point.payload)
     spool.rewrite(lambda line: _redact_line(line, learn), write=False)
-    if sessions is not None:
-        sessions(learn, False)
+    for keeper in (elsewhere or {}).values():
+        keeper(collect, False)
     privacy = WithKnownValues(engine.settings.privacy, known)
 
     secrets: Counter[str] = Counter()
@@ -153,8 +164,9 @@ def scrub(
         backups_before=[str(path) for path, _ in list_backups(engine.settings.backups_path)],
     )
     report.spool_files = spool.rewrite(lambda line: _redact_line(line, privacy.clean), write=False)
-    if sessions is not None:
-        report.sessions = sessions(lambda state: redact_strings(state, privacy.clean), False)
+    report.elsewhere = {
+        kind: keeper(privacy.clean, False) for kind, keeper in (elsewhere or {}).items()
+    }
     if dry_run or not report.found:
         return report
     journal.record(store, "scrub", now, note=_note(report))
@@ -170,10 +182,30 @@ def scrub(
     if entries:
         store.put_points(JOURNAL, entries)
     spool.rewrite(lambda line: _redact_line(line, privacy.clean))
-    if sessions is not None:
-        sessions(lambda state: redact_strings(state, privacy.clean), True)
+    for keeper in (elsewhere or {}).values():
+        keeper(privacy.clean, True)
     engine.graph.entities_changed()
     return report
+
+
+def privacy_check(engine: LocalEngine) -> Check:
+    """`health --deep`'s privacy line: what a dry run of `scrub` finds, read as it would
+    read it (every version, decision, entity, journal entry and spooled turn)."""
+    if not engine.settings.privacy.detect_secrets:
+        found = "secret detection is off ([privacy] detect_secrets = false)"
+        return Check(name="privacy", ok=True, found=found)
+    try:
+        report = scrub(engine, dry_run=True)
+    except CortexError:  # damage: the store check says what and how to fix it
+        return Check(name="privacy", ok=True, found="not checked: the store could not be read")
+    if not report.found:
+        return Check(name="privacy", ok=True, found="no secret in the store, its journal or spool")
+    return Check(
+        name="privacy",
+        ok=False,
+        found=report.describe().splitlines()[0].replace("would redact", "secrets held in"),
+        fix="`cortex-tui scrub` redacts them in place (`--dry-run` first to see what)",
+    )
 
 
 REBUILD_BATCH = 2048
@@ -231,17 +263,6 @@ def _journal_points(
         if payload != point.payload:
             changed.append(StoredPoint(payload=payload, vectors=point.vectors))
     return changed
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
 
 
 def _redact_line(line: bytes, clean: Callable[[Any], Any]) -> bytes:

@@ -114,6 +114,30 @@ class Spool:
                 for name in (ENTRIES, DONE, PROGRESS):
                     (self.folder / name).unlink(missing_ok=True)
 
+    def compact(self) -> int:
+        """Drop the entries already captured (and their progress) while others wait:
+        a turn's text stays on disk no longer than its capture, even when a turn after
+        it keeps failing. Once per drain (it reads every entry); how many it dropped."""
+        with self._locked():
+            done = self._done()
+            entries = self._records(ENTRIES, _is_entry)
+            left = [e for e in entries if e["key"] not in done]
+            if len(left) == len(entries):
+                return 0
+            _replace_lines(
+                self.folder / ENTRIES, [json.dumps(e, ensure_ascii=False).encode() for e in left]
+            )
+            progress = self._records(PROGRESS, _is_progress)
+            _replace_lines(
+                self.folder / PROGRESS,
+                [
+                    json.dumps(r, ensure_ascii=False).encode()
+                    for r in progress
+                    if r["key"] not in done
+                ],
+            )
+            return len(entries) - len(left)
+
     def refuse(self, entry: dict[str, Any], reason: str) -> None:
         """Set aside an entry that can never be stored (too large for a limit set since
         it was spooled, say): kept with the reason in `quarantine/refused.jsonl`, then

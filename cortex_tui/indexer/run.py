@@ -176,7 +176,10 @@ class _Run:
         if old.hashes == {sha}:
             self.report.files_unchanged += 1
             return
-        text = data.decode("utf-8", errors="replace")
+        # Through the privacy step whole, before it is cut into sections: a private
+        # span across a heading would otherwise leave its second half in the next
+        # chunk, and the summarizer (an LLM) gets only what may be stored.
+        text = self.engine.privacy.clean(data.decode("utf-8", errors="replace"))
         chunks = document_chunks(text, file.name)
         if not chunks and not old.memories:
             self.report.files_unchanged += 1  # empty then, empty now: nothing to track

@@ -302,6 +302,8 @@ def drain_spool(
         if settle(item, outcome):
             spool.mark_done(item["key"])
             captured += 1
+    if captured:
+        spool.compact()
     if failures:
         raise failures[0]
     return captured

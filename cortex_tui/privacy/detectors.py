@@ -153,6 +153,10 @@ _PATTERN_DETECTORS: tuple[type[RegexBasedDetector], ...] = (
     BearerTokenDetector,
 )
 
+_LEFT_OUT = frozenset({ArtifactoryDetector.denylist[1].pattern})
+"""Artifactory's password pattern (`AP` and a hex digit, then 8 letters or digits)
+matches class names (`APFSVolumeManager`); its token pattern (`AKC…`) stays."""
+
 _KIND_NAMES = {
     "AWS Access Key": "AWS access key",
     "Azure Storage Account access key": "Azure storage key",
@@ -207,20 +211,37 @@ _SECRET_NAME = re.compile(
     rf"(?:{_DENYLIST_NAMES}|token|credential|bearer|auth|passphrase|secret|key)", re.IGNORECASE
 )
 """A line worth the assignment rules holds one of these words (one search per line)."""
+_NAME_GIVEN = re.compile(
+    rf"(?:{_DENYLIST_NAMES}|token|credential|bearer|auth|passphrase|secret|key)[\w.-]{{0,32}}"
+    r"['\"\]]{0,2}\s*(?::=|=>|==?|!=|:|\()",
+    re.IGNORECASE,
+)
+"""A secret-sounding name given something (`=`, `:`, a call): where a long line's
+windows are."""
 _KEYWORD_RULES = (
     keyword.CONFIG_DENYLIST_REGEX_TO_GROUP,
     keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
 )
 _TOKEN_ASSIGNMENT = re.compile(
-    r"(?P<name>[\w.-]*(?:token|credential|auth|passphrase|api[ _-]?key|access[ _-]?key|"
-    r"secret[ _-]?key|private[ _-]?key|key)s?)\b['\"\]]{0,2}\s*(?::=|=>|=|:)\s*"
+    r"(?P<name>(?<![\w.-])[\w.-]{0,64}?(?:token|credential|auth|passphrase|api[ _-]?key|"
+    r"access[ _-]?key|secret[ _-]?key|private[ _-]?key|key)s?)\b['\"\]]{0,2}\s*"
+    r"(?::=|=>|=|:)\s*"
     r"(?P<quote>['\"`]?)(?P<value>[^\s'\"`,;&]+)(?P=quote)",
     re.IGNORECASE,
 )
 """A value given to a name detect-secrets' keyword list lacks (`GITHUB_TOKEN=…`,
 `"auth": "…"`, `api key: …`)."""
 _NAME_BEFORE = re.compile(r"([A-Za-z_][\w.-]*)['\"\]]{0,2}\s*(?::=|=>|==?|!=|:|\()\s*['\"`@]?$")
-_UNQUOTED_END = re.compile(r"[\s;,&)]")
+_LONG_LINE = 1_000
+_WINDOW_CHARS = 2_000
+_NAME_REACH = 128
+"""How far before a value its name is looked for (a window's start before a name)."""
+_VALUE_REACH = 512
+"""How far after a secret-sounding name a long line's window reaches."""
+_UNQUOTED_END = re.compile(r"\s|[;,)](?=\s|$)|[&;](?=[\w.-]+=)")
+"""Where an unquoted value ends: a space, a separator before one, or the next
+`name=` of a query or a command line (`Tr0ub4dor&3` is one password)."""
+_COMPARED = re.compile(r"[=!]==?\s*$")
 _UNQUOTED_TRAILING = string.whitespace + "`'\".,:)]}"
 """What ends an unquoted value's sentence or markup, not the value (`password: x`.)."""
 
@@ -228,9 +249,21 @@ _NOT_VALUES = frozenset(
     "true false null none nil yes no on off required optional enabled disabled empty "
     "unset redacted hidden secret password token example changeme placeholder".split()
 )
+_REFERENCE_START = re.compile(r"\$\{?\w|\{\{|%\(|<\w")
+"""A value that names where the secret lives (`${DB_PASSWORD}` in a URL)."""
 _REFERENCE = re.compile(
     r"^(?:\$|%|<|\{\{|\[)|\(|\b(?:os\.environ|process\.env|getenv|secrets\.|vars\.)"
 )
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+")
+"""`self.dbPassword`, `settings.DB_PASSWORD`: a reference to where the value lives."""
+_STRONG_NAME = re.compile(
+    r"secret|token|bearer|credential|passphrase|api[ _-]?key|apikey|access[ _-]?key|"
+    r"private[ _-]?key|client[ _-]?key|signing|encryption|master[ _-]?key",
+    re.IGNORECASE,
+)
+"""A name that says its value is a credential; a bare `key` or `auth` may be anything."""
+_SEQUENTIAL = re.compile(r"abcdefgh|ABCDEFGH|01234567|qwertyui", re.IGNORECASE)
+"""An alphabet written out (a charset constant) is random-looking and no secret."""
 _WORDLIKE = re.compile(r"[a-z_./-]+|[A-Z]+(?:_[A-Z0-9]+)*|[*x.•-]+")
 """Words, identifiers, paths, environment variable names and masks: what a name is
 given in prose and configs that is not itself a credential."""
@@ -245,6 +278,7 @@ class SecretFinder:
             (pattern, _KIND_NAMES.get(detector.secret_type, detector.secret_type))
             for detector in (plugin() for plugin in _PATTERN_DETECTORS)
             for pattern in detector.denylist
+            if pattern.pattern not in _LEFT_OUT
         ]
         self._patterns.extend(
             (re.compile(pattern), kind) for kind, pattern in (extra or {}).items()
@@ -265,7 +299,7 @@ class SecretFinder:
         for pattern, kind in self._patterns:
             for match in pattern.finditer(text):
                 start, end = _value_of(match)
-                if end > start:
+                if end > start and not _REFERENCE_START.match(text, start):
                     yield Span(start, _token_end(text, end), kind)
 
 
@@ -324,6 +358,7 @@ def _quoted_random_strings(text: str) -> Iterator[Span]:
         if (
             len(value) >= 20
             and not _is_hex(value)
+            and not _SEQUENTIAL.search(value)
             and not _DIGEST_PREFIX.match(value)
             and _entropy(value) > _BASE64_LIMIT
         ):
@@ -332,25 +367,58 @@ def _quoted_random_strings(text: str) -> Iterator[Span]:
 
 def _assignments(text: str) -> Iterator[Span]:
     """Values given to secret-sounding names, line by line (a keyword rule's value must
-    not run into the next line), each kept only when it looks like a credential."""
+    not run into the next line), each kept only when it looks like a credential. A long
+    line (minified JSON, a log) is read in windows around its secret-sounding names:
+    the keyword rules scan to a line's end from every quote and name, which on a line
+    of thousands of characters takes seconds."""
     offset = 0
-    for line in text.split("\n"):
+    for whole in text.split("\n"):
+        for start, line in _windows(whole):
+            for span in _assigned_spans(line):
+                yield Span(offset + start + span.start, offset + start + span.end, span.kind)
+        offset += len(whole) + 1
+
+
+def _windows(line: str) -> Iterator[tuple[int, str]]:
+    """(offset, text) pieces of a line worth the assignment rules: the line itself when
+    short, else a window around each secret-sounding name given a value there (windows
+    that meet are one, at most `_WINDOW_CHARS` long)."""
+    if len(line) <= _LONG_LINE:
         if _SECRET_NAME.search(line):
-            # JSON holding code escapes its quotes (`password=\"…\"`): read those as quotes,
-            # a space taking the backslash's place so every position stays where it was
-            unescaped = line.replace('\\"', ' "').replace("\\'", " '")
-            for start, end in _assigned_values(unescaped):
-                value = unescaped[start:end]
-                name = _name_before(unescaped, start)
-                if looks_like_credential(value, name):
-                    yield Span(offset + start, offset + end, kind_of_name(name))
-        offset += len(line) + 1
+            yield 0, line
+        return
+    start = end = -1
+    for name in _NAME_GIVEN.finditer(line):
+        reach = (max(0, name.start() - _NAME_REACH), name.end() + _VALUE_REACH)
+        if start >= 0 and reach[0] <= end and reach[1] - start <= _WINDOW_CHARS:
+            end = reach[1]
+            continue
+        if start >= 0:
+            yield start, line[start:end]
+        start, end = reach
+    if start >= 0:
+        yield start, line[start:end]
+
+
+def _assigned_spans(line: str) -> Iterator[Span]:
+    # JSON holding code escapes its quotes (`password=\"…\"`): read those as quotes, a
+    # space taking the backslash's place so every position stays where it was
+    unescaped = line.replace('\\"', ' "').replace("\\'", " '")
+    for start, end in _assigned_values(unescaped):
+        value = unescaped[start:end]
+        name = _name_before(unescaped, start)
+        if looks_like_credential(value, name):
+            yield Span(start, end, kind_of_name(name))
 
 
 def _assigned_values(line: str) -> Iterator[tuple[int, int]]:
+    """Each value given a secret-sounding name on the line. A keyword rule's unquoted
+    value runs to the line's end; cut where the value ends, the search goes on from
+    there (`-e DB_PASSWORD=… -e REDIS_PASSWORD=…` holds two)."""
     for rules in _KEYWORD_RULES:
         for pattern, group in rules.items():
-            for match in pattern.finditer(line):
+            position = 0
+            while match := pattern.search(line, position):
                 start, end = match.span(group)
                 quoted = start > 0 and line[start - 1] in "'\"`"
                 if not quoted and (cut := _UNQUOTED_END.search(line, start, end)):
@@ -358,13 +426,16 @@ def _assigned_values(line: str) -> Iterator[tuple[int, int]]:
                 trailing = string.whitespace if quoted else _UNQUOTED_TRAILING
                 while end > start and line[end - 1] in trailing:
                     end -= 1
+                position = max(end, match.start() + 1)
+                if _COMPARED.search(line, max(0, start - 4), start) and not quoted:
+                    continue  # `password == confirm_password2`: a comparison, not a value
                 yield start, end
     for match in _TOKEN_ASSIGNMENT.finditer(line):
         yield match.span("value")
 
 
 def _name_before(line: str, value_start: int) -> str:
-    named = _NAME_BEFORE.search(line[:value_start])
+    named = _NAME_BEFORE.search(line[max(0, value_start - _NAME_REACH) : value_start])
     return named.group(1) if named else ""
 
 
@@ -375,15 +446,21 @@ def looks_like_credential(value: str, name: str) -> bool:
     value = value.strip()
     if len(value) < 4 or value.casefold() in _NOT_VALUES or _REFERENCE.search(value):
         return False
-    if _WORDLIKE.fullmatch(value) or _is_number(value):
+    if _WORDLIKE.fullmatch(value) or _is_number(value) or _DOTTED_NAME.fullmatch(value):
         return False
     classes = _character_classes(value)
     if re.search(r"pass|pwd|contrase", name, re.IGNORECASE):
         return len(value) >= 6 and classes >= 2
     digits = sum(char.isdigit() for char in value)
     mixed_case = bool(re.search(r"[a-z]", value) and re.search(r"[A-Z]", value))
-    random_looking = (digits >= 3 or mixed_case) and re.search(r"[A-Za-z]", value) is not None
-    return len(value) >= 12 and digits > 0 and random_looking and _entropy(value) >= 3.5
+    longest_run = max((len(run) for run in re.findall(r"[A-Za-z0-9]+", value)), default=0)
+    if _STRONG_NAME.search(name):
+        random_looking = (digits >= 3 or mixed_case) and longest_run >= 10
+        return len(value) >= 12 and digits > 0 and random_looking and _entropy(value) >= 3.5
+    # a bare `key`, `cache_key`, `auth`: most often an id, a path, a digest or a scheme
+    return (longest_run >= 16 and mixed_case and digits >= 3 and not _is_hex(value)) and _entropy(
+        value
+    ) >= 3.5
 
 
 def kind_of_name(name: str) -> str:

@@ -3,9 +3,9 @@
 A secret becomes a typed placeholder (`[secret: AWS secret key]`): the memory keeps its
 sense ("the staging deploys use AWS_SECRET_ACCESS_KEY=[secret: AWS secret key]") and the
 placeholder says what was there, never the value. A `<private>…</private>` span is left
-out whole (an unclosed one runs to the end of the text: a person who marked it meant it
-kept out), whether or not secret detection is on; the tag written in backticks is a
-mention of it, not a mark.
+out whole (an unclosed one runs to the end of its paragraph: a person who marked it
+meant it kept out, and a notes file's later paragraphs are not theirs to lose), whether
+or not secret detection is on; the tag in backticks or quotes is a mention, not a mark.
 
 Redacting is idempotent — a placeholder is never taken for a secret — so a text may pass
 through the write path, the judge and the read guard in turn.
@@ -26,8 +26,13 @@ if TYPE_CHECKING:
 
 PLACEHOLDER = "[secret: {kind}]"
 _PLACEHOLDERS = re.compile(r"\[secret: [^\]\n]{1,60}\]")
-_PRIVATE = re.compile(r"[ \t]*(?<!`)<private>.*?(?:</private>|\Z)[ \t]*", re.IGNORECASE | re.DOTALL)
-"""A marked span; one in backticks is the tag named (documentation), not a mark."""
+_MARK = r"[ \t]*(?<![`'\"])<private>"
+_PRIVATE = (
+    re.compile(_MARK + r".*?</private>[ \t]*", re.IGNORECASE | re.DOTALL),
+    re.compile(_MARK + r".*?(?=\n[ \t]*\n|\Z)[ \t]*", re.IGNORECASE | re.DOTALL),
+)
+"""A marked span, to its closing tag or, left open, to the end of its paragraph; the
+tag in backticks or quotes is named (documentation, code), not a mark."""
 _CACHED_CHARS = 4096
 """Texts up to this long are remembered with their result: the read guard sees the same
 memories on every turn."""
@@ -175,7 +180,9 @@ def _without_private(text: str) -> tuple[str, int]:
         after = match.string[match.end() : match.end() + 1]
         return " " if before.strip() and after.strip() else ""
 
-    kept = _PRIVATE.sub(joined, text)
+    kept = text
+    for spans in _PRIVATE:  # closed marks first: a span may hold blank lines
+        kept = spans.sub(joined, kept)
     return (kept.strip(), count) if count else (text, 0)
 
 

@@ -125,7 +125,7 @@ def _drain_here(
         return summary
 
     try:
-        drain_spool(spool, capture, log)
+        drain_spool(spool, capture, log, redact=engine.privacy.clean)
     finally:
         engine.close()
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cortex_tui.private import open_private, private_dir
+from cortex_tui.sync.notes import text_hash
 
 STATE = "state.json"
 LOCK = ".lock"
@@ -109,6 +110,24 @@ class StateStore:
 
     def save(self, state: SyncState) -> None:
         replace_file(self.path, state.model_dump_json())
+
+    def rewrite(self, clean: Callable[[str], str], *, write: bool = True) -> int:
+        """Pass the text of every statement taken in through `clean` (`scrub`: a state
+        written before the privacy step keeps a notes file's lines as they were), each
+        keeping the hash of its new text; 1 when that changed the state, else 0."""
+        with self.locked():
+            state = self.load()
+            changed = False
+            for tracked in state.files.values():
+                if not isinstance(tracked, NotesFile):
+                    continue
+                for note in tracked.notes:
+                    cleaned = clean(note.text)
+                    if cleaned != note.text:
+                        note.text, note.sha, changed = cleaned, text_hash(cleaned), True
+            if changed and write:
+                self.save(state)
+            return int(changed)
 
 
 def replace_file(path: Path, text: str) -> None:

@@ -108,3 +108,16 @@ def test_power_loss_in_any_byte_of_a_write_loses_no_acknowledged_turn(
     expected = texts if whole_record else texts[:-1]
     assert [e["text"] for e in spool.pending()] == expected + later
     assert spool.quarantined() == (0 if whole_record or kept_bytes == 0 else 1)
+
+
+def test_a_captured_turn_leaves_the_spool_while_another_still_waits(tmp_path: Path) -> None:
+    """Its text stays on disk no longer than its capture (a pasted key among it)."""
+    spool = Spool(tmp_path / "spool", logging.getLogger("tests"))
+    spool.append({"key": "captured", "text": "User: the key is AKIAZ3MSJV4WWNKWW5FQ"})
+    spool.append({"key": "failing", "text": "User: a turn whose capture keeps failing"})
+    spool.mark_done("captured")
+    assert b"AKIAZ3MSJV4WWNKWW5FQ" in (tmp_path / "spool" / "turns.jsonl").read_bytes()
+    assert spool.compact() == 1
+    assert b"AKIA" not in (tmp_path / "spool" / "turns.jsonl").read_bytes()
+    assert [e["key"] for e in spool.pending()] == ["failing"]
+    assert not spool.append({"key": "captured", "text": "the same turn spooled again"})

@@ -86,6 +86,13 @@ SECRETS: tuple[Secret, ...] = (
     _secret(
         "keyword assignment",
         "password",
+        "An0ther!pw",
+        "docker run -e POSTGRES_PASSWORD=S3cr3t!x -e REDIS_PASSWORD={value} redis",
+    ),
+    _secret("keyword assignment", "password", "Tr0ub4dor&3", "mysql --password={value} app"),
+    _secret(
+        "keyword assignment",
+        "password",
         "Xk9#mQ2vL7p",
         'conn = connect(host="db", user="app", password="{value}")',
     ),
@@ -227,4 +234,13 @@ BENIGN: tuple[str, ...] = (
     "The vector index is HNSW with m=16, ef_construct=100; quantisation int8.",
     "apiVersion: apps/v1, kind: Deployment, replicas: 3, image: acme/api:2.1",
     "Hash the password with argon2id (m=65536, t=3, p=4) before storing it.",
+    "password=self.dbPassword; password=settings.DB_PASSWORD",
+    "conn = connect(host, password=cfg.dbPass)",
+    "if password == confirm_password2: save()",
+    "DATABASE_URL=postgres://app:${DB_PASSWORD}@db:5432/app",
+    "cache_key: node-modules-v3-linux-x64; key: item-1234-abc",
+    'cache_key = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"',
+    "Use the APFSVolumeManager and APC3DeviceRegistry classes.",
+    "The auth: OAuth2PKCEFlow handles the login.",
+    'ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"',
 )

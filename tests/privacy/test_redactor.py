@@ -61,8 +61,12 @@ def test_private_spans_are_left_out_whole_whatever_detection_says() -> None:
         assert redacted.private_spans == 1
     unclosed = "Keep the runbook short. <PRIVATE> the on-call phone is 555-0100\nand more"
     assert REDACTOR.clean(unclosed) == "Keep the runbook short."
-    mention = "Mark a span with `<private>` to keep it out."
-    assert REDACTOR.clean(mention) == mention
+    paragraphs = f"{unclosed}\n\nDeploys go out on Tuesdays."
+    assert REDACTOR.clean(paragraphs) == "Keep the runbook short.\n\nDeploys go out on Tuesdays."
+    spanning = "Staging notes <private>\n## Creds\n\nalice / Winter-1999\n</private> end."
+    assert REDACTOR.clean(spanning) == "Staging notes end."
+    for mention in ("Mark a span with `<private>` to keep it out.", 'if "<private>" in text:'):
+        assert REDACTOR.clean(mention) == mention
 
 
 def test_detection_switched_off_keeps_secrets_as_said() -> None:

@@ -84,6 +84,8 @@ def test_every_way_into_the_engine_leaves_no_secret(engine: LocalEngine, tmp_pat
             session_id=f"session-{index}",
         )
         engine.capture(f"User: {in_json(secret)}\nAssistant: ok", session_id=f"json-{index}")
+    tagged = MemoryDraft(content="The staging deploy user.", tags=[SECRETS[0].value, "aws"])
+    assert engine.remember(tagged).memory.tags == ["aws"]  # a key as a tag, its case kept
     plain = engine.remember(MemoryDraft(content=f"The release train leaves on {MARKER}."))
     updated = engine.update(
         plain.memory.id, content=in_env_file(SECRETS[1]), tags=["env", SECRETS[2].value]
@@ -92,10 +94,15 @@ def test_every_way_into_the_engine_leaves_no_secret(engine: LocalEngine, tmp_pat
     engine.import_lines(_import_lines(SECRETS[4], SECRETS[5]))
     notes = tmp_path / "notes"
     notes.mkdir()
+    kept_out = "alice / Winter-is-coming-1999"
     (notes / "deploy.md").write_text(
-        "# Deploy\n\n" + "\n\n".join(in_env_file(s) for s in SECRETS[6:12]), encoding="utf-8"
+        "# Deploy\n\n"
+        + "\n\n".join(in_env_file(s) for s in SECRETS[6:12])
+        + f"\n\n<private>\n## Staging creds\n\n{kept_out}\n</private>\n\nDeploys on Tuesdays.\n",
+        encoding="utf-8",
     )
     index_path(engine, notes, project=None)
+    assert not [m for m in engine.store.iter_memories(EVERYTHING) if "Winter" in m.content]
     with pytest.raises(InvalidInputError, match="holds what memory never keeps"):
         engine.graph.rename(engine.graph.list_entities().entities[0].id, SECRETS[0].value)
     assert any(d.action is WriteAction.REDACTED for d in updated.decisions)
@@ -107,11 +114,10 @@ def test_every_way_into_the_engine_leaves_no_secret(engine: LocalEngine, tmp_pat
     names += [a for e in engine.store.all_entities() for a in e.aliases]
     assert not [n for n in names for v in VALUES if v in n]
     secret_terms = {t for v in VALUES for t in tokenize(v) if len(t) >= 12}
-    stored_terms = {
-        t
-        for m in engine.store.iter_memories(EVERYTHING)
-        for t in tokenize(" ".join(indexed_words(m)))
-    }
+    stored = list(engine.store.iter_memories(EVERYTHING))
+    stored_terms = {t for m in stored for t in tokenize(" ".join(indexed_words(m)))}
+    tags = {t for m in stored for t in m.tags}
+    assert not [t for t in tags for v in VALUES if v.casefold()[:12] in t]
     assert not secret_terms & stored_terms
     backup = engine.backup()
     context = engine.recall(RecallRequest(query="which key do the staging deploys use")).context
