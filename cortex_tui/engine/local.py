@@ -40,7 +40,6 @@ from cortex_tui.engine.views import activity, store_stats, version_chain
 from cortex_tui.engine.vitals import vitals
 from cortex_tui.engine.write_path import WritePath
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
-from cortex_tui.format import format_context
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
 from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
@@ -59,7 +58,6 @@ from cortex_tui.models import (
     MemoryStatus,
     MemoryType,
     RecallResponse,
-    RecallResult,
     Relation,
     Scope,
     Stats,
@@ -112,7 +110,14 @@ class LocalEngine:
         self.privacy = Redactor(settings.privacy)
         """The privacy step: every text on its way in, every memory on its way out."""
         self._recaller = Recaller(
-            store, embedder, settings.recall, clock, self.graph_index, self.weights, self.llm
+            store,
+            embedder,
+            settings.recall,
+            clock,
+            self.graph_index,
+            self.weights,
+            self.llm,
+            shown=self._shown,
         )
         self._neighbours = NeighbourIndex(store, settings.context)
         self._write_path = WritePath(
@@ -183,19 +188,13 @@ class LocalEngine:
         if self.notices:
             response = response.model_copy(update={"notices": list(self.notices)})
         if request.update_access and response.results:
-            self._touch([r.memory for r in response.results])
-        return self._shown_response(response, request)
+            # read afresh: a result holds its memory as shown, not as stored
+            self.touch([r.memory.id for r in response.results])
+        return response
 
     def explain(self, request: RecallRequest, memory_id: str) -> Explanation:
         check_query(request.query, self.settings.limits)
-        explanation = self._recaller.explain(request, self._stored(memory_id))
-        return explanation.model_copy(
-            update={
-                "memory": self._shown(explanation.memory),
-                "result": self._shown_result(explanation.result) if explanation.result else None,
-                "above": [self._shown_result(r) for r in explanation.above],
-            }
-        )
+        return self._recaller.explain(request, self._stored(memory_id))
 
     def get(self, memory_id: str) -> Memory:
         return self._shown(self._stored(memory_id))
@@ -214,27 +213,6 @@ class LocalEngine:
         the store holds one (written by an older version or another tool; `scrub`
         cleans the store itself)."""
         return redact_memory(self.privacy, memory)
-
-    def _shown_result(self, result: RecallResult) -> RecallResult:
-        shown = self._shown(result.memory)
-        return result if shown is result.memory else result.model_copy(update={"memory": shown})
-
-    def _shown_response(self, response: RecallResponse, request: RecallRequest) -> RecallResponse:
-        """The response as shown; a context block holding a memory the guard changed is
-        made again from the memories as shown (the block escapes and joins their text,
-        which a detector could no longer read)."""
-        results = [self._shown_result(r) for r in response.results]
-        if all(new is old for new, old in zip(results, response.results, strict=True)):
-            return response
-        recall = self.settings.recall
-        context = format_context(
-            results,
-            self.clock(),
-            request.budget_tokens or recall.budget_tokens,
-            recall.chars_per_token,
-            request.max_chars,
-        )
-        return response.model_copy(update={"results": results, "context": context})
 
     def resolve_id(self, prefix: str) -> str:
         prefix = prefix.strip().lower()

@@ -20,7 +20,6 @@ import logging
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -125,21 +124,18 @@ def scrub(
     known: dict[str, str] = {}
 
     def collect(text: str) -> str:
+        """Learns each value a detector knows in `text`; `text` as it was."""
         for secret, kind in engine.privacy.secrets_in(text):
             known.setdefault(secret, kind)
         return text
 
-    def learn(value: Any) -> Any:
-        """Every value a detector knows in `value`'s strings; `value` as it was."""
-        return redact_strings(value, collect)
-
     for memory in stored:
-        learn(memory.model_dump(mode="json"))
+        redact_strings(memory.model_dump(mode="json"), collect)
     for entity in store.all_entities():
-        learn(entity.model_dump(mode="json"))
+        redact_strings(entity.model_dump(mode="json"), collect)
     for point in store.points(JOURNAL):
-        learn(point.payload)
-    spool.rewrite(lambda line: _redact_line(line, learn), write=False)
+        redact_strings(point.payload, collect)
+    spool.rewrite(lambda line: _redact_line(line, collect), write=False)
     for keeper in (elsewhere or {}).values():
         keeper(collect, False)
     privacy = WithKnownValues(engine.settings.privacy, known)
@@ -265,13 +261,13 @@ def _journal_points(
     return changed
 
 
-def _redact_line(line: bytes, clean: Callable[[Any], Any]) -> bytes:
+def _redact_line(line: bytes, clean: Callable[[str], str]) -> bytes:
     """One spool line redacted field by field (a line that is not JSON, cut short by a
     crash, as text)."""
     try:
         record = json.loads(line)
     except ValueError:
-        return str(clean(line.decode("utf-8", errors="replace"))).encode("utf-8")
+        return clean(line.decode("utf-8", errors="replace")).encode("utf-8")
     redacted = redact_strings(record, clean)
     if redacted == record:
         return line

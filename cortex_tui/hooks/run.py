@@ -358,7 +358,7 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
             spool,
             lambda item, progress: capture_turn(engine, item, progress),
             log,
-            redact=engine.privacy.clean,
+            redact=redact,
         )
     finally:
         engine.close()

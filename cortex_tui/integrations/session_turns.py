@@ -352,4 +352,4 @@ def _owed_lines(value: object) -> list[Owed]:
 
 def standing_key(prompt: str) -> str:
     """What `before_turn` records for a prompt given the standing context."""
-    return hashlib.sha256(_key(prompt).encode()).hexdigest()[:16]
+    return _digest(prompt)[:16]

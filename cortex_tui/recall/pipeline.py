@@ -102,8 +102,12 @@ class Recaller:
         graph: Callable[[], GraphIndex],
         weights_for: Callable[[str | None], RecallWeights],
         llm: LLMClient | None = None,
+        shown: Callable[[Memory], Memory] = lambda memory: memory,
     ) -> None:
+        """`shown`: a memory as a recall may hand it out (the privacy step's read guard),
+        applied before an LLM re-ranks or the context block is written."""
         self._store = store
+        self._shown = shown
         self._embedder = embedder
         self._config = config
         self._clock = clock
@@ -121,7 +125,7 @@ class Recaller:
         )
         ranked = self._rank(request, pool)
         self._complete_context(ranked[:limit], vector)
-        results = [r.result(rank) for rank, r in enumerate(ranked[:limit], 1)]
+        results = [self._show(r.result(rank)) for rank, r in enumerate(ranked[:limit], 1)]
         if self._llm is not None:
             budget = request.rerank_budget_ms
             if budget is None:
@@ -152,8 +156,9 @@ class Recaller:
         limit = request.limit or self._config.default_limit
         flt = request.memory_filter()
         reason = exclusion_reason(memory, flt)
+        shown = self._shown(memory)
         if reason:
-            return Explanation(query=request.query, memory=memory, limit=limit, excluded_by=reason)
+            return Explanation(query=request.query, memory=shown, limit=limit, excluded_by=reason)
         vector = self._embedder.embed_query(request.query)
         context_limit = EXPLAIN_POOL if self._config.context_candidates else 0
         pool = self._gather(
@@ -162,14 +167,19 @@ class Recaller:
         ranked = self._rank(request, pool)
         position = next(i for i, r in enumerate(ranked) if r.memory.id == memory.id)
         self._complete_context([*ranked[: min(position, limit)], ranked[position]], vector)
+        above = ranked[: min(position, limit)]
         return Explanation(
             query=request.query,
-            memory=memory,
+            memory=shown,
             rank=position + 1,
             limit=limit,
-            result=ranked[position].result(position + 1),
-            above=[r.result(rank) for rank, r in enumerate(ranked[: min(position, limit)], 1)],
+            result=self._show(ranked[position].result(position + 1)),
+            above=[self._show(r.result(rank)) for rank, r in enumerate(above, 1)],
         )
+
+    def _show(self, result: RecallResult) -> RecallResult:
+        memory = self._shown(result.memory)
+        return result if memory is result.memory else result.model_copy(update={"memory": memory})
 
     def _gather(
         self,
