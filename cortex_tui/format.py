@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from cortex_tui.models import Memory, RecallResult
+from cortex_tui.project_keys import readable
 
 OPEN_TAG = "<cortex_memories>"
 CLOSE_TAG = "</cortex_memories>"
@@ -52,10 +53,11 @@ def memory_line(result: RecallResult, now: datetime) -> str:
 
 
 def stored_line(memory: Memory, now: datetime) -> str:
-    """One memory as a line of the block: its type, age, id and project, then its text."""
+    """One memory as a line of the block: its type, age, id and project (by its short
+    name: the agent knows which repository it is in), then its text."""
     label = f"[{memory.type.value} · {humanise_age(memory.created_at, now)} · {memory.short_id}]"
     if memory.project:
-        label = label[:-1] + f" · {_inert(memory.project)}]"
+        label = label[:-1] + f" · {_inert(readable(memory.project))}]"
     return f"- {label} {_inert(memory.content)}"
 
 

@@ -115,6 +115,12 @@ def conversation_text(turns: list[Turn]) -> str:
     return "\n\n".join(f"{labels[turn.role]}: {turn.text}" for turn in turns)
 
 
+def typed_prompt(raw: bytes) -> str | None:
+    """What the person typed, when the transcript line is that: a turn starts there."""
+    turn = _turn_of(raw)
+    return turn.text if turn is not None and turn.role == "user" else None
+
+
 def _turns_of(lines: list[bytes]) -> list[Turn]:
     turns: list[Turn] = []
     for raw in lines:

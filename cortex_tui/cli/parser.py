@@ -143,7 +143,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         "(the kind, with its configured model)",
     )
 
-    p = sub.add_parser("eval", parents=[common], help="golden-query evaluation of recall")
+    p = sub.add_parser(
+        "eval",
+        parents=[common],
+        help="evaluate recall (golden queries, LoCoMo), the write path's judgement (pairs) "
+        "and capture (real sessions replayed through the hooks)",
+    )
     p.add_argument("paths", nargs="+", help="dataset files (.json / .jsonl) or folders")
     p.add_argument(
         "--k",
@@ -160,7 +165,8 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         "--only",
         type=csv_list,
         metavar="NAMES",
-        help="run only these datasets, e.g. conv-26,conv-30 (LoCoMo: conversations)",
+        help="run only these datasets, e.g. conv-26,conv-30 (LoCoMo: conversations; a "
+        "sessions corpus: session ids, or its part: dev, held-out)",
     )
     p.add_argument(
         "--set",
@@ -188,6 +194,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         help="pairs datasets: also judge close calls with an LLM whose answers are replayed "
         "over a mock transport: oracle (each answer the pair's label: the ceiling), "
         "contrary (each answer wrong: the floor); e.g. oracle,contrary",
+    )
+    p.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        help="sessions corpora: the folder holding the transcripts a corpus does not ship "
+        "(ID.jsonl; its README says where each comes from)",
     )
     p.add_argument(
         "--link-entities",

@@ -7,12 +7,18 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.cli.progress import phase_progress, terminal_progress
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.untrusted.files import MIB, read_whole
+
+if TYPE_CHECKING:
+    from cortex_tui.eval.pairs_runner import PairsRun
+    from cortex_tui.eval.report import EvalRun
+    from cortex_tui.eval.sessions_runner import SessionsRun
 
 IMPORT_LIMIT = 1024 * MIB
 """Largest export `import` takes in one go (100k memories export to about 60 MB)."""
@@ -121,63 +127,89 @@ def cmd_eval(ctx: CommandContext) -> int:
     from cortex_tui.eval.dataset import Dataset, load_datasets
     from cortex_tui.eval.measured import MeasuredEmbedder
     from cortex_tui.eval.pairs_dataset import PairsDataset
-    from cortex_tui.eval.pairs_report import pairs_json, pairs_text
     from cortex_tui.eval.pairs_runner import check_variants_fit, run_pairs
-    from cortex_tui.eval.report import to_json, to_text
     from cortex_tui.eval.runner import run_eval
+    from cortex_tui.eval.sessions_dataset import SessionsDataset
+    from cortex_tui.eval.sessions_runner import run_sessions
     from cortex_tui.eval.variants import apply_sets, build_variants, replay_variants
 
     a = ctx.args
-    try:
-        cutoffs = [int(k) for k in a.k] if a.k else None
-    except ValueError:
-        raise InvalidInputError("--k takes whole numbers, e.g. --k 5,10") from None
-    if cutoffs is not None and any(k < 1 for k in cutoffs):
-        raise InvalidInputError("--k cut-offs must be at least 1")
+    cutoffs = _cutoffs(a.k)
     settings = ctx.settings
     if a.embedder:
         settings = settings.model_copy(
             update={"embedder": settings.embedder.model_copy(update={"kind": a.embedder})}
         )
-    settings, changes = apply_sets(settings, a.set or [])
-    variants = build_variants(settings, a.variant or [], changes)
-    variants += replay_variants(settings, a.llm_replay or [])
-    loaded = load_datasets([Path(p) for p in a.paths], only=a.only or ())
+    transcripts = Path(a.transcripts).expanduser() if a.transcripts else None
+    loaded = load_datasets([Path(p) for p in a.paths], only=a.only or (), transcripts=transcripts)
     retrieval = [d for d in loaded if isinstance(d, Dataset)]
     pairs = [d for d in loaded if isinstance(d, PairsDataset)]
+    sessions = [d for d in loaded if isinstance(d, SessionsDataset)]
+    # A sessions run replays every variant into a store of its own: any setting but the
+    # store's may change.
+    own_stores = bool(sessions) and not retrieval and not pairs
+    settings, changes = apply_sets(settings, a.set or [], own_stores=own_stores)
+    variants = build_variants(settings, a.variant or [], changes, own_stores=own_stores)
+    variants += replay_variants(settings, a.llm_replay or [])
     check_variants_fit(len(retrieval), variants)
-    embedder = MeasuredEmbedder(make_embedder(settings.embedder, settings.models_path))
     keep = Path(a.home).expanduser() if a.home else None
     bar = None if ctx.json else terminal_progress(sys.stderr, keep_finished=False)
+    run, pair_runs = None, []
     try:
-        run = (
-            run_eval(
-                retrieval,
-                variants,
-                embedder,
-                cutoffs,
-                keep_under=keep,
-                progress=bar,
-                link_entities=a.link_entities,
-            )
-            if retrieval
-            else None
-        )
-        pair_runs = run_pairs(pairs, variants, embedder, progress=bar)
+        if retrieval or pairs:  # a session's replay embeds in its own service
+            embedder = MeasuredEmbedder(make_embedder(settings.embedder, settings.models_path))
+            if retrieval:
+                run = run_eval(
+                    retrieval,
+                    variants,
+                    embedder,
+                    cutoffs,
+                    keep_under=keep,
+                    progress=bar,
+                    link_entities=a.link_entities,
+                )
+            pair_runs = run_pairs(pairs, variants, embedder, progress=bar)
+        session_runs = run_sessions(sessions, variants, keep_under=keep, progress=bar)
     finally:
         if bar is not None:
             bar.clear()
+    _print_eval(ctx, run, pair_runs, session_runs)
+    return 0
+
+
+def _cutoffs(given: list[str] | None) -> list[int] | None:
+    try:
+        cutoffs = [int(k) for k in given] if given else None
+    except ValueError:
+        raise InvalidInputError("--k takes whole numbers, e.g. --k 5,10") from None
+    if cutoffs is not None and any(k < 1 for k in cutoffs):
+        raise InvalidInputError("--k cut-offs must be at least 1")
+    return cutoffs
+
+
+def _print_eval(
+    ctx: CommandContext,
+    run: EvalRun | None,
+    pair_runs: list[PairsRun],
+    session_runs: list[SessionsRun],
+) -> None:
+    from cortex_tui.eval.pairs_report import pairs_json, pairs_text
+    from cortex_tui.eval.report import to_json, to_text
+    from cortex_tui.eval.sessions_report import sessions_json, sessions_text
+
     if ctx.json:
         report = to_json(run) if run is not None else {}
         if pair_runs:
             report["pairs"] = [pairs_json(r) for r in pair_runs]
+        if session_runs:
+            report["sessions"] = [sessions_json(r) for r in session_runs]
         print(json.dumps(report, indent=2))
-    else:
-        texts = [to_text(run, by_category=a.by_category)] if run is not None else []
-        if pair_runs:
-            texts.append(pairs_text(pair_runs))
-        print("\n\n".join(texts))
-    return 0
+        return
+    texts = [to_text(run, by_category=ctx.args.by_category)] if run is not None else []
+    if pair_runs:
+        texts.append(pairs_text(pair_runs))
+    texts += [sessions_text(r) for r in session_runs]
+    print("\n\n".join(texts))
 
 
 def cmd_demo(ctx: CommandContext) -> int:

@@ -34,6 +34,7 @@ from cortex_tui.engine.judging import write_judge
 from cortex_tui.engine.limits import check_content, check_query, check_turn
 from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.overview import Overview
+from cortex_tui.engine.projects import ProjectNames
 from cortex_tui.engine.requests import MAX_DAYS
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
 from cortex_tui.engine.views import activity, store_stats, version_chain
@@ -133,6 +134,9 @@ class LocalEngine:
             privacy=self.privacy,
         )
         self._overview = Overview(store, embedder, clock)
+        self.projects = ProjectNames(store)
+        """Project names as people give them (`api`) to the keys memories are filed
+        under (`github.com/acme/api`)."""
         self.between_batches: Callable[[], None] = lambda: None
         """Called between the batches of a long write (an import): the service lets a
         waiting reader in there, so no request holds its engine for a whole import."""
@@ -184,7 +188,7 @@ class LocalEngine:
 
     def recall(self, request: RecallRequest) -> RecallResponse:
         check_query(request.query, self.settings.limits)
-        response = self._recaller.recall(request)
+        response = self._recaller.recall(self._in_project(request))
         if self.notices:
             response = response.model_copy(update={"notices": list(self.notices)})
         if request.update_access and response.results:
@@ -194,7 +198,18 @@ class LocalEngine:
 
     def explain(self, request: RecallRequest, memory_id: str) -> Explanation:
         check_query(request.query, self.settings.limits)
-        return self._recaller.explain(request, self._stored(memory_id))
+        return self._recaller.explain(self._in_project(request), self._stored(memory_id))
+
+    def _in_project(self, request: RecallRequest) -> RecallRequest:
+        project = self.projects.resolve(request.project)
+        if project == request.project:
+            return request
+        return request.model_copy(update={"project": project})
+
+    def adopt_project(self, key: str, legacy: str | None) -> int:
+        """Memories filed under a repository's folder name (`legacy`, before projects were
+        repositories) moved to its `key`; how many (0 once done)."""
+        return self.projects.adopt(key, legacy, self.clock()) if legacy else 0
 
     def get(self, memory_id: str) -> Memory:
         return self._shown(self._stored(memory_id))
@@ -234,6 +249,9 @@ class LocalEngine:
     def list_memories(
         self, flt: MemoryFilter, limit: int = 50, offset: str | None = None
     ) -> MemoryPage:
+        project = self.projects.resolve(flt.project)
+        if project != flt.project:
+            flt = flt.model_copy(update={"project": project})
         memories, next_offset = self.store.scroll_memories(flt, limit, offset)
         return MemoryPage(
             memories=[self._shown(m) for m in memories],
@@ -273,7 +291,9 @@ class LocalEngine:
     def word_cloud(
         self, *, project: str | None = None, type: MemoryType | None = None, limit: int = 60
     ) -> WordCloud:
-        cloud = self._overview.word_cloud(project=project, type=type, limit=limit)
+        cloud = self._overview.word_cloud(
+            project=self.projects.resolve(project), type=type, limit=limit
+        )
         shown = [t for t in cloud.terms if not self.privacy.redact(t.term).changed]
         if len(shown) == len(cloud.terms):
             return cloud
@@ -446,7 +466,11 @@ class LocalEngine:
         check_turn(text, self.settings.limits)
         text = self.privacy.clean(text)
         return self._capturer().prepare(
-            text, project=project, session_id=session_id, source=source, progress=progress
+            text,
+            project=self.projects.resolve(project),
+            session_id=session_id,
+            source=source,
+            progress=progress,
         )
 
     def write_capture(
@@ -562,7 +586,7 @@ class LocalEngine:
             scope=scope,
             confidence=0.9 if draft.confidence is None else draft.confidence,
             tags=self._safe_tags(draft.tags, draft.content),
-            project=draft.project or None,
+            project=self.projects.resolve(draft.project or None),
             session_id=draft.session_id,
             turn=draft.turn,
             speaker=self.privacy.clean(draft.speaker.strip()) or None if draft.speaker else None,
@@ -684,7 +708,7 @@ class LocalEngine:
                 "type": type or old.type,
                 "scope": scope or old.scope,
                 "tags": self._safe_tags(old.tags if tags is None else tags, said),
-                "project": project if project is not None else old.project,
+                "project": self.projects.resolve(project) if project is not None else old.project,
                 "confidence": old.confidence if confidence is None else confidence,
                 "created_at": now,
                 "updated_at": now,

@@ -16,6 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.eval.locomo import is_locomo, locomo_datasets
 from cortex_tui.eval.pairs_dataset import PairsDataset
+from cortex_tui.eval.sessions_dataset import (
+    SessionsDataset,
+    is_sessions_corpus,
+    load_sessions,
+    names_in,
+    pick_sessions,
+)
 from cortex_tui.models import MemoryType, Scope, UtcDatetime
 from cortex_tui.untrusted.files import MIB, read_whole
 
@@ -126,11 +133,15 @@ class Dataset(BaseModel):
         return refs
 
 
-AnyDataset = Dataset | PairsDataset
+AnyDataset = Dataset | PairsDataset | SessionsDataset
 
 
-def load_datasets(paths: list[Path], only: Sequence[str] = ()) -> list[AnyDataset]:
-    """Every dataset in the files and folders given; with `only`, just those names."""
+def load_datasets(
+    paths: list[Path], only: Sequence[str] = (), transcripts: Path | None = None
+) -> list[AnyDataset]:
+    """Every dataset in the files and folders given; with `only`, just those names (for
+    a sessions corpus also its sessions' ids and parts). `transcripts`: where a sessions
+    corpus finds the transcripts it does not ship."""
     datasets: list[AnyDataset] = []
     for path in paths:
         if path.is_dir():
@@ -138,25 +149,37 @@ def load_datasets(paths: list[Path], only: Sequence[str] = ()) -> list[AnyDatase
             if not files:
                 raise InvalidInputError(f"{path} holds no .json or .jsonl dataset files")
             for file in files:
-                datasets.extend(_load_file(file))
+                datasets.extend(_load_file(file, transcripts))
         elif path.exists():
-            datasets.extend(_load_file(path))
+            datasets.extend(_load_file(path, transcripts))
         else:
             raise InvalidInputError(f"{path} does not exist; give a dataset file or folder")
     return _pick(datasets, only) if only else datasets
 
 
 def _pick(datasets: list[AnyDataset], only: Sequence[str]) -> list[AnyDataset]:
-    names = [d.name for d in datasets]
+    names = {d.name for d in datasets}
+    for d in datasets:
+        if isinstance(d, SessionsDataset):
+            names |= names_in(d)
     unknown = [name for name in only if name not in names]
     if unknown:
         raise InvalidInputError(
-            f"--only names no dataset called {', '.join(unknown)}; these are: {', '.join(names)}"
+            f"--only names no dataset called {', '.join(unknown)}; these are: "
+            f"{', '.join(sorted(names))}"
         )
-    return [d for d in datasets if d.name in only]
+    picked: list[AnyDataset] = []
+    for d in datasets:
+        if d.name in only:
+            picked.append(d)
+        elif isinstance(d, SessionsDataset):
+            sessions = pick_sessions(d, set(only))
+            if sessions is not None:
+                picked.append(sessions)
+    return picked
 
 
-def _load_file(path: Path) -> list[AnyDataset]:
+def _load_file(path: Path, transcripts: Path | None = None) -> list[AnyDataset]:
     data = read_whole(
         path, limit=DATASET_LIMIT, what="dataset", fix="split it into several dataset files"
     )
@@ -173,6 +196,8 @@ def _load_file(path: Path) -> list[AnyDataset]:
             if line.strip()
         ]
     raw = _decode(text, path, None)
+    if is_sessions_corpus(raw):
+        return [load_sessions(raw, path, transcripts)]
     if is_locomo(raw):
         return [_validate(d, f"{path} ({d['name']})") for d in locomo_datasets(raw, path)]
     if isinstance(raw, list):

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel
+
 from cortex_tui.config import Settings, with_override
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.eval.llm_replay import REPLAY_MODES, ReplayMode
@@ -19,6 +21,13 @@ from cortex_tui.eval.llm_replay import REPLAY_MODES, ReplayMode
 BASE = "base"
 RUN_SECTIONS = ("recall", "embedder", "write", "context")
 VARIANT_SECTIONS = ("recall", "write")
+REPLAY_SECTIONS = tuple(
+    name
+    for name, field in Settings.model_fields.items()
+    if isinstance(field.annotation, type)
+    and issubclass(field.annotation, BaseModel)
+    and name != "store"
+)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 
 
@@ -45,17 +54,27 @@ def replay_variants(base: Settings, modes: Sequence[str]) -> list[Variant]:
     return variants
 
 
-def apply_sets(settings: Settings, assignments: Sequence[str]) -> tuple[Settings, dict[str, str]]:
+def apply_sets(
+    settings: Settings, assignments: Sequence[str], *, own_stores: bool = False
+) -> tuple[Settings, dict[str, str]]:
     """The run's settings after every `--set key=value`, and the changes made."""
     changes = dict(_assignment(text, "--set") for text in assignments)
-    return _apply(settings, changes, RUN_SECTIONS, "--set"), changes
+    sections = REPLAY_SECTIONS if own_stores else RUN_SECTIONS
+    return _apply(settings, changes, sections, "--set"), changes
 
 
 def build_variants(
-    base: Settings, specs: Sequence[str], base_changes: dict[str, str] | None = None
+    base: Settings,
+    specs: Sequence[str],
+    base_changes: dict[str, str] | None = None,
+    *,
+    own_stores: bool = False,
 ) -> list[Variant]:
     """The base run first (`base_changes`: its `--set`s), then one variant per
-    `NAME:key=value,key=value`, each applied on top of the base."""
+    `NAME:key=value,key=value`, each applied on top of the base. With `own_stores` (a
+    sessions run replays every variant into a store of its own) a variant may change
+    any setting but where the store is."""
+    sections = REPLAY_SECTIONS if own_stores else VARIANT_SECTIONS
     variants = [Variant(BASE, base, base_changes or {})]
     for spec in specs:
         name, colon, body = spec.partition(":")
@@ -71,12 +90,12 @@ def build_variants(
             )
         changes = dict(_assignment(part, f"--variant {name}") for part in body.split(",") if part)
         for key in changes:
-            if key.split(".")[0] in set(RUN_SECTIONS) - set(VARIANT_SECTIONS):
+            if key.split(".")[0] in set(RUN_SECTIONS) - set(sections):
                 raise InvalidInputError(
                     f"--variant {name}: {key} would need its own store; variants share one "
                     "ingested store, so change it for the whole run with --set"
                 )
-        settings = _apply(base, changes, VARIANT_SECTIONS, f"--variant {name}")
+        settings = _apply(base, changes, sections, f"--variant {name}")
         variants.append(Variant(name, settings, changes))
     return variants
 

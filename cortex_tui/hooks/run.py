@@ -321,6 +321,8 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
         from cortex_tui.recall.request import RecallRequest
 
         engine = _open_engine(settings, log)
+        if plan.project and plan.legacy_project:
+            engine.adopt_project(plan.project, plan.legacy_project)
 
         def recall(max_chars: int) -> str:
             request = RecallRequest(

@@ -18,7 +18,7 @@ from cortex_tui.engine.spool import Offsets, Spool, turn_key
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.integrations.events import HookEvent, message_text
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
-from cortex_tui.integrations.project import project_for, safe_name
+from cortex_tui.integrations.project import Project, project_at, project_for, safe_name
 from cortex_tui.integrations.session_turns import SESSION_START, SessionTurns, standing_key
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
@@ -52,15 +52,22 @@ CONTEXT_BLOCK_TAG = "<cortex_memories>"
 class PrePlan:
     """What to give before a turn: a recall for `query` (none when it is empty), the
     project's standing rules and preferences when a session starts (`standing`), and the
-    size cap of the two together."""
+    size cap of the two together. `legacy_project`: the folder name earlier versions filed
+    the project's memories under, moved to its key before the recall."""
 
-    __slots__ = ("max_chars", "project", "query", "session", "standing")
+    __slots__ = ("legacy_project", "max_chars", "project", "query", "session", "standing")
 
     def __init__(
-        self, query: str, project: str | None, session: str, max_chars: int, standing: bool = False
+        self,
+        query: str,
+        project: Project | None,
+        session: str,
+        max_chars: int,
+        standing: bool = False,
     ) -> None:
         self.query = query
-        self.project = project
+        self.project = project.key if project else None
+        self.legacy_project = project.legacy if project else None
         self.session = session
         self.max_chars = max_chars
         self.standing = standing
@@ -92,7 +99,7 @@ def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -
         return None
     return PrePlan(
         query=prompt[: min(hooks.max_query_chars, query_chars)].strip(),
-        project=project_for(event.cwd),
+        project=project_at(event.cwd),
         session=safe_name(event.session_id),
         max_chars=CLAUDE_CONTEXT_CAP - 200,
         standing=starting,

@@ -190,6 +190,8 @@ class Service:
             return response.context
 
         with self._lock.hold("hook", urgent=True):
+            if plan.project and self.engine.adopt_project(plan.project, plan.legacy_project):
+                self._generation += 1
             return pre_context(plan, standing, recall), read
 
     def touch(self, memory_ids: list[str]) -> None:
