@@ -15,7 +15,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.untrusted.files import MIB, read_whole
@@ -48,6 +55,9 @@ class SessionLabel(BaseModel):
     core: bool
     turn: int = Field(ge=1)
     text: str = Field(min_length=1)
+    english: str | None = Field(
+        default=None, description="the label in English, when the session is in another language"
+    )
     match: list[list[str]] = Field(min_length=1)
 
     @field_validator("match")
@@ -57,10 +67,17 @@ class SessionLabel(BaseModel):
             raise ValueError("every keyword group needs at least one non-empty word")
         return groups
 
+    @model_validator(mode="after")
+    def _matches_itself(self) -> SessionLabel:
+        """A memory that says what the label says, in the label's words, must match."""
+        if not self.matches(self.text):
+            raise ValueError(f"label {self.id}: its keyword groups do not match its own text")
+        return self
+
     @cached_property
     def _patterns(self) -> list[re.Pattern[str]]:
         return [
-            re.compile("|".join(rf"(?<!\w){re.escape(alt.strip())}" for alt in group), re.I)
+            re.compile("|".join(_word_start(alt.strip()) for alt in group), re.I)
             for group in self.match
         ]
 
@@ -148,6 +165,12 @@ class SessionsDataset:
 
     def missing(self) -> list[Session]:
         return [s for s in self.sessions if s.transcript is None]
+
+
+def _word_start(word: str) -> str:
+    """`word` where a word starts: after no letter or digit of the Latin alphabet (a
+    keyword in Chinese or Korean matches inside a sentence, which has no spaces)."""
+    return rf"(?<![A-Za-z0-9_]){re.escape(word)}"
 
 
 def is_sessions_corpus(raw: object) -> bool:

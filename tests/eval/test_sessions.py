@@ -188,6 +188,7 @@ def test_variants_replay_into_stores_of_their_own(cli: Cli, tmp_path: Path) -> N
         ([{**LABELS[0], "type": "mood"}], "field labels.0.type"),
         ([{**LABELS[0], "match": [[]]}], "field labels.0.match"),
         ([LABELS[0], LABELS[0]], "a label id is used twice"),
+        ([{**LABELS[0], "match": [["yarn"]]}], "do not match its own text"),
     ],
 )
 def test_a_bad_label_file_is_one_clear_line(
@@ -220,7 +221,7 @@ def test_a_keyword_matches_where_a_word_starts() -> None:
             "type": "fact",
             "core": True,
             "turn": 1,
-            "text": "x",
+            "text": "Deploy reads config.toml.",
             "match": [["deploy"], ["config.toml", "settings file"]],
         }
     )
