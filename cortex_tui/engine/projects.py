@@ -11,6 +11,7 @@ time a hook meets the repository, they move to its key, journalled (undo puts th
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 from cortex_tui.curation import journal
@@ -20,6 +21,7 @@ from cortex_tui.store.base import MemoryFilter, Store
 
 ADOPT_ACTION = "adopt project"
 FACET_LIMIT = 10_000
+KNOWN_SECONDS = 10.0
 
 
 class ProjectNames:
@@ -28,13 +30,14 @@ class ProjectNames:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._adopted: set[tuple[str, str]] = set()
+        self._known: tuple[float, frozenset[str]] | None = None
 
     def resolve(self, name: str | None) -> str | None:
         """The key `name` stands for: itself when it is a key (or names no stored
         project, or several), else the one stored project whose short name it is."""
         if not name or is_repository_key(name):
             return name
-        stored = self._store.facet_memories("project", MemoryFilter(), limit=FACET_LIMIT)
+        stored = self._stored()
         if name in stored:
             return name
         wanted = name.casefold()
@@ -63,7 +66,18 @@ class ProjectNames:
             memory_fields=["project"],
         )
         self._store.update_memories([_filed_under(m, key) for m in filed])
+        self._known = None
         return len(filed)
+
+    def _stored(self) -> frozenset[str]:
+        """The projects the store files memories under, counted again after
+        `KNOWN_SECONDS` (a capture filing a project's first memory under a short name
+        costs a count of the store's projects, not one a write)."""
+        now = time.monotonic()
+        if self._known is None or now - self._known[0] > KNOWN_SECONDS:
+            facet = self._store.facet_memories("project", MemoryFilter(), limit=FACET_LIMIT)
+            self._known = (now, frozenset(facet))
+        return self._known[1]
 
 
 def _filed_under(memory: Memory, key: str) -> Memory:

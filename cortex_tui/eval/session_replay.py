@@ -89,13 +89,18 @@ def typed(line: bytes) -> str | None:
     return None if text is None or text.lstrip().startswith(NOT_TYPED) else text
 
 
+def in_home(settings: Settings, home: Path) -> Settings:
+    """`settings` for a replay's fresh home; the models stay where the caller's are
+    (the replay's home has none)."""
+    models = settings.embedder.model_copy(update={"models_dir": settings.models_path})
+    return settings.model_copy(update={"embedder": models, "home": home})
+
+
 def settings_env(settings: Settings) -> dict[str, str]:
     """The settings that differ from the defaults, as whole sections in `CORTEX_*`
-    variables (a section's JSON is what pydantic-settings reads from one). The models
-    stay where the caller's are: the replay's home has none."""
-    models = settings.embedder.model_copy(update={"models_dir": settings.models_path})
+    variables (a section's JSON is what pydantic-settings reads from one)."""
     defaults = Settings.model_construct().model_dump(mode="json")
-    chosen = settings.model_copy(update={"embedder": models}).model_dump(mode="json")
+    chosen = settings.model_dump(mode="json")
     env = {}
     for section, value in chosen.items():
         replayed = isinstance(value, dict) and section not in SECTIONS_NOT_REPLAYED
@@ -114,6 +119,7 @@ def replay_session(
     transcript = folder / "claude" / f"{session.name}.jsonl"
     transcript.parent.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
+    settings = in_home(settings, home)
     env.update({"CORTEX_HOME": str(home), **settings_env(settings)})
     turns = turns_of(session.transcript_lines())
     failures: list[str] = []
@@ -129,7 +135,7 @@ def replay_session(
         _wait_for_capture(home)
     finally:
         service_link.stop(home, wait=120.0)
-    current, versions = _kept(settings.model_copy(update={"home": home}))
+    current, versions = _kept(settings)
     return Replayed(len(turns), current, versions, failures, time.perf_counter() - started)
 
 

@@ -5,8 +5,9 @@ projects, and a worktree or a second clone of one repository is the same project
 key memories are filed under is the normalised `origin` URL (`github.com/acme/api`);
 without a network remote it is the folder's name and the repository's first commit
 (`api@1a2b3c4d5e6f`), which every worktree and clone shares; `project_keys.readable`
-gives the short name a person or a model types. Earlier versions filed memories under the git root's
-folder name (`legacy`); the engine moves them to the key the first time it sees both.
+gives the short name a person or a model types. Earlier versions filed memories under
+the git root's folder name (`legacy`); the engine moves them to the key the first time
+it sees both.
 
 Standard library only, and `subprocess` only when a repository is first met: the hook
 process imports this module.
@@ -19,8 +20,6 @@ import re
 import time
 from pathlib import Path
 
-from cortex_tui.project_keys import readable
-
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)$")
 _SCP = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/\\]+):(?P<path>[^\\].*)$")
@@ -32,14 +31,13 @@ _GIT_LOCATIONS = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_C
 
 
 class Project:
-    """A repository as a project: `key` files its memories, `name` is what people call
-    it, `legacy` what earlier versions filed it under (None when that is the key)."""
+    """A repository as a project: `key` files its memories, `legacy` is what earlier
+    versions filed them under (None when that is the key)."""
 
-    __slots__ = ("key", "legacy", "name")
+    __slots__ = ("key", "legacy")
 
-    def __init__(self, key: str, name: str, legacy: str | None = None) -> None:
+    def __init__(self, key: str, legacy: str | None = None) -> None:
         self.key = key
-        self.name = name
         self.legacy = legacy if legacy != key else None
 
 
@@ -58,7 +56,7 @@ def project_at(cwd: str | None) -> Project | None:
     None (not in a repository: its memories are global)."""
     explicit = os.environ.get("CORTEX_PROJECT")
     if explicit:
-        return Project(explicit, explicit)
+        return Project(explicit)
     if not cwd:
         return None
     here = Path(cwd).expanduser()
@@ -84,13 +82,13 @@ def _identify(root: Path) -> Project:
     origin = _git(root, "config", "--get", "remote.origin.url")
     remote = normalised_remote(origin) if origin else None
     if remote:
-        return Project(remote, readable(remote), legacy)
+        return Project(remote, legacy)
     first = _git(root, "rev-list", "--max-parents=0", "HEAD")
     if not first:  # no commit yet (or no git): the folder's name, as before
-        return Project(legacy, legacy)
+        return Project(legacy)
     name = _local_name(origin) or _main_folder_name(root) or legacy
     key = f"{name}@{first.split()[-1][:12]}"
-    return Project(key, name, legacy)
+    return Project(key, legacy)
 
 
 def normalised_remote(url: str) -> str | None:
