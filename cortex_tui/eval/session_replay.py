@@ -38,7 +38,6 @@ KEPT_ENV = ("PATH", "HOME", "LANG", "TMPDIR")
 """What the hooks inherit of this process's environment (not its `CORTEX_*` settings:
 the replay's settings are the variant's, given whole)."""
 SECTIONS_NOT_REPLAYED = frozenset({"store"})
-NOT_TYPED = ("<task-notification>", "<teammate-message>")
 """The replay has a store of its own."""
 
 log = logging.getLogger(__name__)
@@ -72,21 +71,14 @@ class ReplayTurn:
 
 def turns_of(lines: list[bytes]) -> list[ReplayTurn]:
     """The transcript cut where the person typed: one turn per typed prompt."""
-    starts = [i for i, line in enumerate(lines) if typed(line) is not None]
+    starts = [i for i, line in enumerate(lines) if typed_prompt(line) is not None]
     ends = [*starts[1:], len(lines)]
     return [
-        ReplayTurn(lines[:start] if n == 0 else [], typed(lines[start]) or "", lines[start:end])
+        ReplayTurn(
+            lines[:start] if n == 0 else [], typed_prompt(lines[start]) or "", lines[start:end]
+        )
         for n, (start, end) in enumerate(zip(starts, ends, strict=True))
     ]
-
-
-def typed(line: bytes) -> str | None:
-    """What the person typed on this line, if they did. Claude Code also writes, as
-    the user's, notices of background tasks and messages between agents of a team:
-    neither starts a turn of the person's (capture's own reading is what the eval
-    measures, so it is not corrected here)."""
-    text = typed_prompt(line)
-    return None if text is None or text.lstrip().startswith(NOT_TYPED) else text
 
 
 def in_home(settings: Settings, home: Path) -> Settings:

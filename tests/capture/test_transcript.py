@@ -119,6 +119,8 @@ LINES: list[Any] = [
     ),
     user("u6", "Sidechain prompt written by the main agent.", isSidechain=True),
     user("u7", [text("[Request interrupted by user]")]),
+    user("u8", "<task-notification>\n<task-id>b1</task-id>\n<summary>Monitor event</summary>"),
+    user("u9", '<teammate-message teammate_id="lead">Run the tests</teammate-message>'),
     [1, 2, 3],
 ]
 

@@ -12,8 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from cortex_tui.capture.transcript import read_transcript_turns
-from cortex_tui.eval.session_replay import typed
+from cortex_tui.capture.transcript import read_transcript_turns, typed_prompt
 from cortex_tui.eval.sessions_dataset import SessionLabels
 
 
@@ -23,7 +22,7 @@ def problems(labels_path: Path, session_path: Path) -> list[str]:
     except (ValueError, ValidationError) as exc:
         return [f"{labels_path}: {exc}"]
     lines = [line for line in session_path.read_bytes().split(b"\n") if line.strip()]
-    prompts = sum(typed(line) is not None for line in lines)
+    prompts = sum(typed_prompt(line) is not None for line in lines)
     said = {"user": "", "assistant": ""}
     for turn in read_transcript_turns(session_path)[0]:
         said[turn.role] += "\n" + " ".join(turn.text.split())

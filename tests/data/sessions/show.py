@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.eval.session_replay import typed
+from cortex_tui.capture.transcript import typed_prompt
 
 
 def _short(value: Any, limit: int) -> str:
@@ -34,7 +34,7 @@ def show(path: Path, tool_chars: int) -> None:
     for raw in path.read_bytes().split(b"\n"):
         if not raw.strip():
             continue
-        prompt = typed(raw)
+        prompt = typed_prompt(raw)
         if prompt is not None:
             turn += 1
             print(f"\n===== TURN {turn} · USER =====\n{prompt}")
