@@ -17,15 +17,11 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from pathlib import Path
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)$")
 _SCP = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/\\]+):(?P<path>[^\\].*)$")
-CACHE_SECONDS = 60.0
-"""How long a repository's identity is trusted before git is asked again (a remote
-added or changed, a first commit made)."""
 GIT_SECONDS = 5.0
 _GIT_LOCATIONS = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"})
 
@@ -41,7 +37,9 @@ class Project:
         self.legacy = legacy if legacy != key else None
 
 
-_known: dict[str, tuple[float, Project]] = {}
+_known: dict[str, tuple[Project, Path, int]] = {}
+"""Each repository met, by work tree: its project, its git config and that file's
+modification time when the project was found."""
 
 
 def project_for(cwd: str | None) -> str | None:
@@ -67,28 +65,42 @@ def project_at(cwd: str | None) -> Project | None:
 
 
 def repository(root: Path) -> Project:
-    """The project of the repository whose work tree is `root` (cached for a minute)."""
+    """The project of the repository whose work tree is `root`. Git is asked once; after
+    that a stat of its config tells whether a remote changed (a hook's path costs no
+    git command). A repository without a commit yet is asked again each time: its
+    first commit gives it its key."""
     cached = _known.get(str(root))
-    now = time.monotonic()
-    if cached and now - cached[0] < CACHE_SECONDS:
-        return cached[1]
-    project = _identify(root)
-    _known[str(root)] = (now, project)
+    if cached and _modified(cached[1]) == cached[2]:
+        return cached[0]
+    common = _git(root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    config = Path(common) / "config" if common else root / ".git" / "config"
+    seen = _modified(config)
+    project, complete = _identify(root, Path(common) if common else None)
+    if complete:
+        _known[str(root)] = (project, config, seen)
     return project
 
 
-def _identify(root: Path) -> Project:
+def _identify(root: Path, common: Path | None) -> tuple[Project, bool]:
+    """The project, and whether it is final (not the folder's name for want of git or
+    of a first commit)."""
     legacy = root.name
     origin = _git(root, "config", "--get", "remote.origin.url")
     remote = normalised_remote(origin) if origin else None
     if remote:
-        return Project(remote, legacy)
+        return Project(remote, legacy), True
     first = _git(root, "rev-list", "--max-parents=0", "HEAD")
     if not first:  # no commit yet (or no git): the folder's name, as before
-        return Project(legacy)
-    name = _local_name(origin) or _main_folder_name(root) or legacy
-    key = f"{name}@{first.split()[-1][:12]}"
-    return Project(key, legacy)
+        return Project(legacy), False
+    name = _local_name(origin) or _main_folder_name(common) or legacy
+    return Project(f"{name}@{first.split()[-1][:12]}", legacy), True
+
+
+def _modified(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return -1
 
 
 def normalised_remote(url: str) -> str | None:
@@ -122,14 +134,12 @@ def _local_name(origin: str | None) -> str | None:
     return name or None
 
 
-def _main_folder_name(root: Path) -> str | None:
-    """The main work tree's folder name: a linked worktree's own folder name is its
-    branch's, not the repository's."""
-    common = _git(root, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    if not common:
+def _main_folder_name(common: Path | None) -> str | None:
+    """The main work tree's folder name, from the repository's common git folder: a
+    linked worktree's own folder name is its branch's, not the repository's."""
+    if common is None:
         return None
-    folder = Path(common)
-    name = folder.parent.name if folder.name == ".git" else folder.name.removesuffix(".git")
+    name = common.parent.name if common.name == ".git" else common.name.removesuffix(".git")
     return name or None
 
 

@@ -99,6 +99,20 @@ def test_a_folder_outside_any_repository_is_global_and_cortex_project_wins(
     assert project_for(str(loose)) == project_for(str(unborn)) == "chosen"
 
 
+def test_a_remote_added_or_a_first_commit_made_changes_the_key(tmp_path: Path) -> None:
+    unborn = tmp_path / "tool"
+    unborn.mkdir()
+    git(unborn, "init", "-q")
+    assert project_for(str(unborn)) == "tool"
+    (unborn / "a.txt").write_text("a")
+    git(unborn, "add", "a.txt")
+    git(unborn, "commit", "-q", "-m", "first")
+    local = project_for(str(unborn))
+    assert local is not None and local.startswith("tool@")
+    git(unborn, "remote", "add", "origin", "https://example.org/team/tool.git")
+    assert project_for(str(unborn)) == "example.org/team/tool"
+
+
 def prompt(cwd: Path, text: str) -> str:
     event = {"hook_event_name": "UserPromptSubmit", "prompt": text, "cwd": str(cwd)}
     return json.dumps({**event, "session_id": "s1"})
