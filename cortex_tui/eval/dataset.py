@@ -18,6 +18,7 @@ from cortex_tui.eval.locomo import is_locomo, locomo_datasets
 from cortex_tui.eval.pairs_dataset import PairsDataset
 from cortex_tui.eval.sessions_dataset import (
     SessionsDataset,
+    first_error,
     is_sessions_corpus,
     load_sessions,
     names_in,
@@ -224,8 +225,6 @@ def _validate(raw: Any, where: str) -> AnyDataset:
             return PairsDataset.model_validate(raw)
         dataset = Dataset.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "dataset"
-        raise InvalidInputError(f"{where}: field {field}: {first['msg']}") from None
+        raise InvalidInputError(f"{where}: {first_error(exc, 'dataset')}") from None
     dataset.check_labels()
     return dataset

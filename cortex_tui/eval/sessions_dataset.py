@@ -182,7 +182,7 @@ def load_sessions(raw: object, path: Path, transcripts: Path | None) -> Sessions
     try:
         corpus = SessionsCorpus.model_validate(raw)
     except ValidationError as exc:
-        raise InvalidInputError(f"{path}: {_first_error(exc)}") from None
+        raise InvalidInputError(f"{path}: {first_error(exc, 'corpus')}") from None
     ids = [s.id for s in corpus.sessions]
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
@@ -215,7 +215,7 @@ def _labels(folder: Path, session_id: str) -> SessionLabels:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInputError(f"{path}: not valid JSON ({exc})") from None
     except ValidationError as exc:
-        raise InvalidInputError(f"{path}: {_first_error(exc)}") from None
+        raise InvalidInputError(f"{path}: {first_error(exc, 'labels')}") from None
     if labels.id != session_id:
         raise InvalidInputError(f"{path}: its id is {labels.id!r}, the corpus says {session_id!r}")
     known = [label.id for label in labels.labels]
@@ -234,7 +234,9 @@ def _transcript(folder: Path, source: SessionSource, elsewhere: Path | None) -> 
     return None
 
 
-def _first_error(exc: ValidationError) -> str:
+def first_error(exc: ValidationError, whole: str) -> str:
+    """The first problem pydantic found, naming its field (`whole` when it is the
+    object itself)."""
     first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "corpus"
+    where = ".".join(str(p) for p in first["loc"]) or whole
     return f"field {where}: {first['msg']}"

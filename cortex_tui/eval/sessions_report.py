@@ -76,17 +76,18 @@ def sessions_json(run: SessionsRun) -> dict[str, Any]:
             {
                 "name": v.name,
                 "changes": v.changes,
-                "parts": {
-                    part: _totals_json(run.totals(v.name, part))
-                    for part in PARTS
-                    if run.totals(v.name, part).sessions
-                }
-                | {"all": _totals_json(run.totals(v.name, None))},
+                "parts": {part: _totals_json(totals) for part, totals in _parts(run, v.name)},
                 "sessions": [_session_json(s) for s in run.scores[v.name]],
             }
             for v in run.variants
         ],
     }
+
+
+def _parts(run: SessionsRun, variant: str) -> list[tuple[str, Totals]]:
+    """Each part the run has sessions of, then all of them."""
+    parts = [(part, run.totals(variant, part)) for part in PARTS]
+    return [(p, t) for p, t in parts if t.sessions] + [("all", run.totals(variant, None))]
 
 
 def _pct(part: int, whole: int) -> str:
@@ -107,10 +108,7 @@ def sessions_text(run: SessionsRun) -> str:
         f" {'precision':<17} {'stored/prompt':>6}"
     )
     for v in run.variants:
-        for part in PARTS:
-            if run.totals(v.name, part).sessions:
-                lines.append(_row(v.name, part, run.totals(v.name, part)))
-        lines.append(_row(v.name, "all", run.totals(v.name, None)))
+        lines += [_row(v.name, part, totals) for part, totals in _parts(run, v.name)]
     for v in run.variants:
         lines += _details(v.name, run)
     if run.not_run:

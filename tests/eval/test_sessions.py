@@ -174,12 +174,21 @@ def test_text_report_lists_parts_misses_and_where_a_missing_transcript_is(
 
 def test_variants_replay_into_stores_of_their_own(cli: Cli, tmp_path: Path) -> None:
     path = corpus(tmp_path / "corpus")
-    done = cli("eval", str(path), "--json", "--variant", "quiet:hooks.min_prompt_chars=1000")
+    done = cli("eval", str(path), "--json", "--variant", "minilm:embedder.kind=onnx")
     assert done.code == 0, done.err
     variants = json.loads(done.out)["sessions"][0]["variants"]
-    assert [v["name"] for v in variants] == ["base", "quiet"]
-    assert variants[1]["changes"] == {"hooks.min_prompt_chars": "1000"}
+    assert [v["name"] for v in variants] == ["base", "minilm"]
+    assert variants[1]["changes"] == {"embedder.kind": "onnx"}
     assert variants[0]["parts"]["all"]["core_found"] == 3
+    # Each variant's service ran with its own settings: its store holds its embedder's
+    # vectors (the base run's the hashing embedder's).
+    stores = {}
+    for name, kind in (("base", "hashing"), ("minilm", "onnx")):
+        home = cli.home / "eval" / "tiny" / name / SESSION / "home"
+        env = {"CORTEX_EMBEDDER__KIND": kind}
+        health = cli("--home", str(home), "health", "--json", home=False, env=env)
+        stores[name] = json.loads(health.out)["embedder"]
+    assert stores["base"].startswith("hashing") and stores["minilm"].startswith("onnx")
 
 
 @pytest.mark.parametrize(
