@@ -11,11 +11,11 @@ the agent's narration, chit-chat and code never do. Everything here is determini
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from cortex_tui.capture.annotate import (
-    ABBREVIATIONS,
     BACKTICK,
     KNOWN_TOOLS,
     find_date,
@@ -23,23 +23,12 @@ from cortex_tui.capture.annotate import (
     find_relations,
     make_tags,
 )
+from cortex_tui.capture.units import Unit, capitalise, clean, sentences, units
+from cortex_tui.capture.worth import Signals, WorthModel, shipped_model
 from cortex_tui.models import Candidate, CandidateEntity, CandidateRelation, Scope
 from cortex_tui.models import MemoryType as T
 
 _I = re.IGNORECASE
-_FENCED = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[^\n]*$", re.DOTALL | re.MULTILINE)
-_ROLE = re.compile(r"^(?:user|assistant|human|claude|ai)\s*:\s*", _I)
-_BULLET = re.compile(r"^(?:[-*+•]|\d{1,2}[.)])\s+")
-_SKIP_LINE = re.compile(r"^(?:#{1,6}\s|\||[-=*_]{3,}\s*$|\$\s|>>>\s|<[/a-z])", _I)
-_EMPHASIS = re.compile(r"(`[^`\n]*`)|\*\*|~~|(?<![\w*])([*_])(\S(?:[^*_`\n]*?\S)?)\2(?![\w*])")
-_BREAK = re.compile(r"[.!?]+[\"')\]]*\s+")
-
-_INTERJECTION = re.compile(
-    r"^(?:(?:ok(?:ay)?|yes|yeah|yep|no|nope|sure|great|cool|nice|good|awesome|perfect|done"
-    r"|thanks|thank you|alright|right|oh|well|hmm|got it|also|btw|fyi)\s*[,!:.–—-]+\s*"
-    r"|(?:so|also|and|but|plus|btw)\s+)+",
-    _I,
-)
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|for (?:future )?reference"
     r"|important)(?:\s+that)?\s*[:,-]?\s+",
@@ -97,7 +86,6 @@ _PROCEDURE = re.compile(
     _I,
 )
 _IMPERATIVE = re.compile(r"^(?:use|keep|put|name|store|place|pin|prefix|write)\b", _I)
-_INTRO = re.compile(r"(?:^|\b)(?:to|how to|steps? to|in order to|process|procedure)\b.*:$", _I)
 _EVENT = re.compile(
     r"\b(?:happened|broke|failed|went down|crashed|rolled back|reverted|deployed|released"
     r"|shipped|migrated|merged|launched|upgraded|outage|incident|postmortem|was down)\b",
@@ -138,26 +126,90 @@ _CONCRETE = re.compile(r"\d|`|\w[./_]\w|\s[A-Z]\w")
 _PROJECT_SCOPE = re.compile(
     r"\b(?:this|our) (?:repo|repository|project|codebase)\b|\bin here\b", _I
 )
+_CUE_PATTERNS: tuple[tuple[str, Callable[[str], object]], ...] = (
+    ("decision", _DECISION.search),
+    ("preference", _PREFERENCE.search),
+    ("rule", _RULE.search),
+    ("soft_rule", _SOFT_RULE.search),
+    ("imperative", _IMPERATIVE.match),
+    ("procedure", _PROCEDURE.search),
+    ("event", _EVENT.search),
+    ("change", _CHANGE.search),
+    ("fact_verb", _FACT_VERB.search),
+    ("pronoun_subject", _PRONOUN_SUBJECT.match),
+    ("ephemeral", _EPHEMERAL.search),
+    ("opinion", _OPINION.search),
+    ("meta", _META.search),
+    ("hedge", _HEDGE.search),
+)
+_VETOES = frozenset({"hedge"})
+"""Cues that keep a sentence out whatever else it says, when the rules alone decide."""
 
 
 @dataclass(frozen=True, slots=True)
-class _Unit:
-    """A sentence to judge; `procedure` marks an intro merged with its numbered steps."""
+class Reading:
+    """A sentence as the cue rules read it: what it would be as a memory, and its cues."""
 
-    text: str
-    procedure: bool = False
+    unit: Unit
+    sentence: str
+    """The sentence as it would be stored (a "remember that" lead removed)."""
+    kind: T | None
+    confidence: float
+    signals: Signals
+    remembered: bool
 
 
-def extract_heuristic(text: str, *, now: datetime) -> list[Candidate]:
-    """Durable statements in a conversation turn (user and assistant text, markdown ok)."""
+def extract_heuristic(
+    text: str, *, now: datetime, model: WorthModel | None = None
+) -> list[Candidate]:
+    """Durable statements in a conversation turn (user and assistant text, markdown ok).
+
+    A sentence of a conversation (`User:` / `Assistant:` blocks) is kept when the learned
+    score (`worth.py`, `model` or the shipped one) says it is worth remembering; text
+    that is no one's turn (a note, a sentence given to `capture`) by the cue rules alone.
+    """
+    model = model or shipped_model()
+    chosen: list[tuple[int, Reading]] = []
+    scored: dict[int, list[tuple[float, int, Reading]]] = {}
+    for n, reading in enumerate(readings(text, now=now)):
+        if reading.unit.speaker == "unknown" or _said_outright(reading):
+            if reading.kind is not None and not reading.signals.cues & _VETOES:
+                chosen.append((n, reading))
+            continue
+        score = model.score(reading.unit, reading.signals)
+        if score >= model.threshold:
+            scored.setdefault(reading.unit.turn, []).append((score, n, reading))
+    for turn in scored.values():
+        best = sorted(turn, key=lambda item: -item[0])[: model.per_turn]
+        chosen += [(n, reading) for _, n, reading in best]
     seen: set[str] = set()
     candidates: list[Candidate] = []
-    for unit in _units(text):
-        candidate = _judge(unit.text, now, procedure=unit.procedure)
-        if candidate is not None and candidate.content.lower() not in seen:
-            seen.add(candidate.content.lower())
-            candidates.append(candidate)
+    for _, reading in sorted(chosen, key=lambda item: item[0]):
+        if reading.sentence.lower() not in seen:
+            seen.add(reading.sentence.lower())
+            candidates.append(_candidate(reading, now))
     return candidates
+
+
+def _said_outright(reading: Reading) -> bool:
+    """The person's own words with a cue no one uses in passing: "remember", a decision,
+    a rule or a preference. What the person tells the agent outright is kept as the
+    rules read it, whatever the score of the turn's other sentences."""
+    if reading.remembered:
+        return True
+    strong = {"decision", "preference", "rule"} & reading.signals.cues
+    return reading.unit.speaker == "user" and bool(strong) and reading.kind is not None
+
+
+def readings(text: str, *, now: datetime) -> list[Reading]:
+    """Every sentence of `text` that could be a memory at all: of a memory's length, and
+    neither a question nor code."""
+    found = []
+    for unit in units(text):
+        reading = _read(unit, now)
+        if reading is not None:
+            found.append(reading)
+    return found
 
 
 def mentions(text: str) -> tuple[list[CandidateEntity], list[CandidateRelation]]:
@@ -166,8 +218,8 @@ def mentions(text: str) -> tuple[list[CandidateEntity], list[CandidateRelation]]
     sentences, questions left out as capture leaves them out."""
     entities: dict[str, CandidateEntity] = {}
     relations: list[CandidateRelation] = []
-    for raw in _sentences(text):
-        sentence = _clean(raw)
+    for raw in sentences(text):
+        sentence = clean(raw)
         if _QUESTION.search(BACKTICK.sub("`x`", sentence)):
             continue
         found = find_entities(sentence)
@@ -177,94 +229,36 @@ def mentions(text: str) -> tuple[list[CandidateEntity], list[CandidateRelation]]
     return list(entities.values()), relations
 
 
-def _units(text: str) -> list[_Unit]:
-    """Sentences of the prose, skipping code, headings and tables; an intro ending in ":"
-    ("To cut a release:") and the list items after it become one procedure."""
-    blocks: list[tuple[str, bool]] = []  # (text, is a list item)
-    joinable, in_code, after_blank = False, False, True
-    for raw in _FENCED.sub("\n", text).splitlines():
-        line = re.sub(r"^(?:>\s?)+", "", _ROLE.sub("", raw.strip())).strip()
-        indented = raw.startswith(("    ", "\t"))
-        in_code = indented and not _BULLET.match(line) and (in_code or after_blank)
-        after_blank = not line
-        if not line or in_code or _SKIP_LINE.match(line):
-            joinable = False
-            continue
-        item = _BULLET.match(line)
-        if item:
-            blocks.append((line[item.end() :], True))
-        elif joinable and (line[0].islower() or line[0] in "`("):  # a soft-wrapped line
-            blocks[-1] = (f"{blocks[-1][0]} {line}", blocks[-1][1])
-        else:
-            blocks.append((line, False))
-        joinable = not blocks[-1][0].endswith((".", "!", "?", ":"))
-    units: list[_Unit] = []
-    index = 0
-    while index < len(blocks):
-        sentences = _sentences(blocks[index][0])
-        index += 1
-        steps: list[str] = []
-        while sentences and _INTRO.search(sentences[-1]) and index < len(blocks):
-            if not blocks[index][1]:
-                break
-            step = blocks[index][0].rstrip(" .;")
-            steps.append(step[:1].lower() + step[1:] if step[1:2].islower() else step)
-            index += 1
-        if steps:
-            intro = sentences.pop()[:-1]
-            units += [_Unit(s) for s in sentences]
-            units.append(_Unit(f"{intro}: {'; '.join(steps)}.", procedure=True))
-        else:
-            units += [_Unit(s) for s in sentences]
-    return units
-
-
-def _sentences(text: str) -> list[str]:
-    """Split at . ! ? before a capital or digit, but not after an abbreviation or initial;
-    dots inside versions (3.11), file names and backticks never split."""
-    spans: list[str] = []
-
-    def hide(match: re.Match[str]) -> str:
-        spans.append(match.group(0))
-        return f"\x00{len(spans) - 1}\x00"
-
-    hidden = BACKTICK.sub(hide, text)
-    pieces: list[str] = []
-    start = 0
-    for match in _BREAK.finditer(hidden):
-        following = hidden[match.end() : match.end() + 1]
-        token = hidden[start : match.start()].rsplit(None, 1)[-1:] or [""]
-        word = token[0].lstrip("(\"'").lower()
-        after_abbreviation = match.group(0)[0] == "." and (
-            word in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
-        )
-        if after_abbreviation or not (following.isupper() or following in "0123456789\"'`(*\x00["):
-            continue
-        pieces.append(hidden[start : match.end()].strip())
-        start = match.end()
-    pieces.append(hidden[start:].strip())
-    restore = re.compile(r"\x00(\d+)\x00")
-    return [restore.sub(lambda m: spans[int(m.group(1))], p) for p in pieces if p]
-
-
-def _judge(raw: str, now: datetime, *, procedure: bool) -> Candidate | None:
-    sentence = _clean(raw)
+def _read(unit: Unit, now: datetime) -> Reading | None:
+    sentence, procedure = unit.text, unit.procedure
     if (
-        len(sentence.split()) < 4
+        _word_count(sentence) < 4
         or not 15 <= len(sentence) <= (400 if procedure else 300)
         or (sentence.endswith(":") and not procedure)
     ):
         return None
     plain = BACKTICK.sub("`x`", sentence)  # code in backticks is neither hedge nor code
-    if not procedure and (_QUESTION.search(plain) or _CODE.search(plain) or _HEDGE.search(plain)):
+    if not procedure and (_QUESTION.search(plain) or _CODE.search(plain)):
         return None
     remembered = _REMEMBER.match(sentence)
     if remembered:
-        sentence = _capitalise(sentence[remembered.end() :])
+        sentence = capitalise(sentence[remembered.end() :])
         plain = BACKTICK.sub("`x`", sentence)
+    cues = frozenset(name for name, cue in _CUE_PATTERNS if cue(plain))
+    if remembered:
+        cues |= {"remember"}
+    if procedure:
+        cues -= {"hedge"}
     kind, confidence = _classify(plain, now, procedure=procedure, remembered=bool(remembered))
-    if kind is None:
-        return None
+    specifics = _specifics(plain)
+    signals = Signals(kind.value if kind else None, cues, specifics)
+    return Reading(unit, sentence, kind, confidence, signals, bool(remembered))
+
+
+def _candidate(reading: Reading, now: datetime) -> Candidate:
+    sentence = reading.sentence
+    kind = reading.kind or T.FACT
+    plain = BACKTICK.sub("`x`", sentence)
     if kind is T.EPISODE:
         valid_at = find_date(sentence, now, relative=True)
     else:
@@ -273,15 +267,20 @@ def _judge(raw: str, now: datetime, *, procedure: bool) -> Candidate | None:
     entities = find_entities(sentence)
     relations = find_relations(sentence, entities, valid_at)
     return Candidate(
-        content=sentence if sentence[-1] in ".!)" else f"{sentence}.",
+        content=sentence if sentence[-1] in ".!)。！" else f"{sentence}.",
         type=kind,
         scope=Scope.PROJECT if _PROJECT_SCOPE.search(sentence) else None,
-        confidence=0.9 if remembered else confidence,
+        confidence=0.9 if reading.remembered else (reading.confidence or 0.6),
         tags=make_tags(sentence, list(entities.values())),
         entities=list(entities.values()),
         relations=relations,
         valid_at=valid_at,
     )
+
+
+def _word_count(text: str) -> int:
+    """Words, a character of a script written without spaces counting as half of one."""
+    return len(text.split()) + sum(1 for c in text if ord(c) >= 0x2E80) // 2
 
 
 def _classify(
@@ -333,13 +332,3 @@ def _specifics(plain: str) -> int:
     words = re.findall(r"[A-Za-z][\w+#-]*", plain)
     tools = sum(1 for word in words if word.lower() in KNOWN_TOOLS)
     return len(_CONCRETE.findall(plain)) + tools
-
-
-def _clean(raw: str) -> str:
-    """Markdown emphasis (outside code) and leading interjections ("Ok, ...") removed."""
-    text = _EMPHASIS.sub(lambda match: match.group(1) or match.group(3) or "", raw)
-    return _capitalise(_INTERJECTION.sub("", " ".join(text.split()).strip(" -–—")))
-
-
-def _capitalise(text: str) -> str:
-    return text[:1].upper() + text[1:]

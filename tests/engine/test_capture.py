@@ -19,8 +19,9 @@ from cortex_tui.models import WriteAction
 from tests.conftest import NOW
 
 TURN = (
-    "User: From now on we deploy atlas with Fly.io. Thanks!\n\n"
-    "Assistant: Noted. Always run `make lint` before opening a pull request."
+    "User: From now on we deploy atlas with Fly.io. Always run `make lint` before opening"
+    " a pull request. Thanks!\n\n"
+    "Assistant: Noted. I'll deploy with Fly.io and lint first."
 )
 
 

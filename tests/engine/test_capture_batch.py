@@ -179,7 +179,7 @@ def test_a_turn_of_many_statements_is_written_in_parts_when_someone_waits(
     engine: LocalEngine, spool: Spool
 ) -> None:
     statements = [exchange(7, turn)[1] for turn in range(4)]
-    text = "Assistant: " + " ".join(statements)
+    text = " ".join(statements)  # no one's turn: every statement is kept
     spool.append(turn_entry(text, "long-session", None))
     waited = CountingHold(contended=True)
     assert drain_spool(spool, lambda *_: "unused", log, batch_capture(engine, waited)) == 1

@@ -1,0 +1,124 @@
+"""Who said a sentence, where it stood, and the learned score that weighs it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from importlib import resources
+
+from cortex_tui.capture.heuristic import extract_heuristic, readings
+from cortex_tui.capture.units import sentences, units
+from cortex_tui.capture.worth import FEATURE_NAMES, WorthModel, shipped_model
+from cortex_tui.models import MemoryType
+
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
+
+
+def test_each_sentence_knows_who_said_it_and_which_turn() -> None:
+    text = (
+        "User: Use pnpm here.\n\nNot npm, ever.\n\n"
+        "Assistant: Switched the scripts to pnpm.\n\n"
+        "User: Now the docs.\n\nAssistant: You're welcome."
+    )
+    found = [(u.speaker, u.turn, u.text) for u in units(text)]
+    assert found == [
+        ("user", 0, "Use pnpm here."),
+        ("user", 0, "Not npm, ever."),
+        ("assistant", 0, "Switched the scripts to pnpm."),
+        ("user", 1, "Now the docs."),
+        ("assistant", 1, "You're welcome."),
+    ]
+
+
+def test_text_that_is_no_ones_turn_has_no_speaker() -> None:
+    assert {u.speaker for u in units("The API listens on port 8080.\n\nIt uses Postgres.")} == {
+        "unknown"
+    }
+
+
+def test_a_role_word_in_lower_case_is_not_a_new_speaker() -> None:
+    [unit] = units("User: the log line said\nassistant: crashed at boot")
+    assert unit.speaker == "user"
+
+
+def test_sentences_remember_their_heading_and_place() -> None:
+    text = "Assistant: Here is what happened.\n\n## Root cause\n\nThe cache key ignored the locale."
+    first, second = units(text)
+    assert (first.heading, first.index, first.of) == ("", 0, 2)
+    assert (second.heading, second.index, second.of) == ("Root cause", 1, 2)
+
+
+def test_terminal_boxes_and_traceback_frames_are_no_sentences() -> None:
+    text = (
+        "Assistant: │ models  Manage available LLM models. │\n\n"
+        'File "/srv/app/.venv/lib/python3.12/site-packages/anyio/run.py", line 986, in run\n\n'
+        "The server reads its port from `PORT`."
+    )
+    assert [u.text for u in units(text)] == ["The server reads its port from `PORT`."]
+
+
+def test_scripts_without_spaces_are_cut_at_their_own_full_stops() -> None:
+    assert sentences("配置放在 config.yaml 里。测试用 pytest 运行！好的") == [
+        "配置放在 config.yaml 里。",
+        "测试用 pytest 运行！",
+        "好的",
+    ]
+
+
+def test_a_sentence_in_a_script_without_spaces_is_long_enough_to_keep() -> None:
+    # Four words of English would be ~8 characters of Chinese: a rule the person gave
+    # must not be dropped as "too short" for having no spaces.
+    text = "User: 以后所有提交信息都必须用中文写。"
+    assert [r.sentence for r in readings(text, now=NOW)] == ["以后所有提交信息都必须用中文写。"]
+
+
+def test_the_persons_outright_rule_is_kept_in_a_long_turn_of_findings() -> None:
+    findings = " ".join(
+        f"The `worker{n}` queue drains into `shard{n}` through `/srv/queue/{n}.sock` on port 90{n}."
+        for n in range(8)
+    )
+    text = (
+        f"User: Never run migrations against the production database from a laptop.\n\n"
+        f"Assistant: {findings}"
+    )
+    kept = extract_heuristic(text, now=NOW)
+    rules = [c for c in kept if c.type is MemoryType.RULE]
+    assert [c.content for c in rules] == [
+        "Never run migrations against the production database from a laptop."
+    ]
+    assistant = [c for c in kept if c.type is not MemoryType.RULE]
+    assert len(assistant) <= shipped_model().per_turn
+
+
+def test_the_assistants_narration_is_never_kept() -> None:
+    text = (
+        "User: please fix the flaky login test\n\n"
+        "Assistant: Let me look at the test first. I'll run it a few times. "
+        "I've updated the fixture. The test passes now. Let me know if you need anything else."
+    )
+    assert extract_heuristic(text, now=NOW) == []
+
+
+def test_each_turn_keeps_at_most_the_models_share() -> None:
+    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), 5.0, 0.5, per_turn=1)
+    one_turn = "User: where is config read?\n\nAssistant: " + " ".join(
+        f"The `svc{n}` service reads `/etc/svc{n}.toml` at start." for n in range(4)
+    )
+    assert len(extract_heuristic(one_turn, now=NOW, model=model)) == 1
+    two_turns = one_turn + "\n\n" + one_turn.replace("svc", "job")
+    assert len(extract_heuristic(two_turns, now=NOW, model=model)) == 2
+
+
+def test_a_threshold_no_sentence_reaches_keeps_nothing_of_a_conversation() -> None:
+    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    text = "Assistant: The `api` service listens on port 8080 behind nginx."
+    assert extract_heuristic(text, now=NOW, model=model) == []
+    # The same sentence as a note is judged by the cue rules alone.
+    assert extract_heuristic(text.removeprefix("Assistant: "), now=NOW, model=model)
+
+
+def test_the_shipped_weights_cover_every_feature_and_nothing_else() -> None:
+    raw = json.loads(resources.files("cortex_tui.capture").joinpath("worth.json").read_text())
+    assert set(raw["weights"]) == set(FEATURE_NAMES)
+    model = shipped_model()
+    assert 0 < model.threshold < 1 and model.per_turn >= 1
