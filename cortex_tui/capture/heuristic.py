@@ -122,14 +122,35 @@ _OPINION = re.compile(
     r"|better|worse|confusing|correct|right|wrong|perfect|helpful|ok|okay)\b",
     _I,
 )
+# Rules and preferences in the languages people most often write to agents in besides
+# English: the words that make a sentence an instruction that lasts ("never", "from now
+# on", "I prefer"), not a translation of every English cue.
+_RULE_ELSEWHERE = re.compile(
+    # Chinese, Japanese, Korean: no word boundaries to lean on.
+    r"必须|务必|不要|不准|不能|别再|一律|禁止|总是|始终|永远|每次|以后|今后|只能|必ず|常に|今後"
+    r"|しないで|항상|절대|반드시|하지 ?마|말고|앞으로"
+    # French, Spanish, German, Portuguese, Italian.
+    r"|\b(?:jamais|toujours|il faut|doi(?:t|vent)|désormais|à partir de maintenant|nunca"
+    r"|siempre|debe(?:s|n|rá)?|tiene(?:s|n)? que|hay que|a partir de ahora|de ahora en adelante"
+    r"|no (?:rompas|uses|hagas|pongas|cambies|toques|borres|olvides|hardcodees)|immer|niemals"
+    r"|ab jetzt|sempre|mai più|nunca mais)\b",
+    _I,
+)
+_PREFERENCE_ELSEWHERE = re.compile(
+    r"喜欢|希望|我想|我要|偏好|好み|선호|원해|좋겠|\b(?:prefiero|quiero que|je préfère"
+    r"|je veux que|j'aime|ich bevorzuge|ich möchte|prefiro|preferisco)\b",
+    _I,
+)
+
+
 _CONCRETE = re.compile(r"\d|`|\w[./_]\w|\s[A-Z]\w")
 _PROJECT_SCOPE = re.compile(
     r"\b(?:this|our) (?:repo|repository|project|codebase)\b|\bin here\b", _I
 )
 _CUE_PATTERNS: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("decision", _DECISION.search),
-    ("preference", _PREFERENCE.search),
-    ("rule", _RULE.search),
+    ("preference", lambda text: _PREFERENCE.search(text) or _PREFERENCE_ELSEWHERE.search(text)),
+    ("rule", lambda text: _RULE.search(text) or _RULE_ELSEWHERE.search(text)),
     ("soft_rule", _SOFT_RULE.search),
     ("imperative", _IMPERATIVE.match),
     ("procedure", _PROCEDURE.search),
@@ -229,6 +250,21 @@ def mentions(text: str) -> tuple[list[CandidateEntity], list[CandidateRelation]]
     return list(entities.values()), relations
 
 
+def unfit(content: str) -> str | None:
+    """Why a memory another extractor (an LLM) proposes cannot stand as one, by the
+    filters the offline extractor applies to its own sentences; None when it can."""
+    plain = BACKTICK.sub("`x`", " ".join(content.split()))
+    if _word_count(plain) < 3:
+        return "a fragment"
+    if _QUESTION.search(plain):
+        return "a question"
+    if _CODE.search(plain):
+        return "code"
+    if _HEDGE.search(plain):
+        return "a guess"
+    return None
+
+
 def _read(unit: Unit, now: datetime) -> Reading | None:
     sentence, procedure = unit.text, unit.procedure
     if (
@@ -292,13 +328,13 @@ def _classify(
     if _DECISION.search(plain):
         prescriptive = _RULE.search(plain) or re.search(r"now on|going forward", plain, _I)
         return (T.RULE if prescriptive else T.FACT), 0.85
-    if _PREFERENCE.search(plain):
+    if _PREFERENCE.search(plain) or _PREFERENCE_ELSEWHERE.search(plain):
         return T.PREFERENCE, 0.8
     if _EVENT.search(plain) and find_date(plain, now, relative=True):
         return T.EPISODE, 0.7
     if not remembered and _META.search(plain):
         return None, 0.0
-    if _RULE.search(plain):
+    if _RULE.search(plain) or _RULE_ELSEWHERE.search(plain):
         return T.RULE, 0.85
     if _PROCEDURE.search(plain):
         return T.PROCEDURE, 0.8 if "`" in plain else 0.75

@@ -59,22 +59,6 @@ _SUMMARY_HEADING = re.compile(
 )
 _CONDITIONAL = re.compile(r"^(?:if|when|once|after|before|unless|while)\b", _I)
 _FIRST_PERSON = re.compile(r"^(?:i|we|i'm|i've|i'll|we're|we've|we'll|let me|let's)\b", _I)
-_FOREIGN_RULE = re.compile(
-    # Chinese, Japanese, Korean: no word boundaries to lean on.
-    r"必须|务必|不要|不准|不能|别再|一律|禁止|总是|始终|永远|每次|以后|今后|只能|必ず|常に|今後"
-    r"|しないで|항상|절대|반드시|하지 ?마|말고|앞으로"
-    # French, Spanish, German, Portuguese, Italian.
-    r"|\b(?:jamais|toujours|il faut|doi(?:t|vent)|désormais|à partir de maintenant|nunca"
-    r"|siempre|debe(?:s|n|rá)?|tiene(?:s|n)? que|hay que|a partir de ahora|de ahora en adelante"
-    r"|no (?:rompas|uses|hagas|pongas|cambies|toques|borres|olvides|hardcodees)|immer|niemals"
-    r"|ab jetzt|sempre|mai più|nunca mais)\b",
-    _I,
-)
-_FOREIGN_PREFERENCE = re.compile(
-    r"喜欢|希望|我想|我要|偏好|好み|선호|원해|좋겠|\b(?:prefiero|quiero que|je préfère"
-    r"|je veux que|j'aime|ich bevorzuge|ich möchte|prefiro|preferisco)\b",
-    _I,
-)
 
 
 @dataclass(frozen=True)
@@ -153,8 +137,6 @@ _FEATURES: tuple[tuple[str, Feature], ...] = (
     ("under_heading", lambda u, s: float(bool(u.heading))),
     ("summary_heading", lambda u, s: float(bool(_SUMMARY_HEADING.search(u.heading)))),
     ("wide", lambda u, s: _wide_share(u.text)),
-    ("foreign_rule", lambda u, s: float(bool(_FOREIGN_RULE.search(u.text)))),
-    ("foreign_preference", lambda u, s: float(bool(_FOREIGN_PREFERENCE.search(u.text)))),
     ("colon_lead", lambda u, s: float(bool(re.match(r"^[\w\s'-]{2,30}:\s", u.text)))),
     ("exclaim", lambda u, s: float("!" in u.text)),
     ("conditional", lambda u, s: float(bool(_CONDITIONAL.match(u.text)))),

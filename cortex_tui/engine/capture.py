@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from cortex_tui.capture.heuristic import extract_heuristic
+from cortex_tui.capture.heuristic import extract_heuristic, unfit
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.embed.base import Matrix
@@ -145,10 +145,13 @@ class Capturer:
         )
         floor = self.settings.write.min_confidence
         for index, candidate in enumerate(candidates):
+            why_not = unfit(candidate.content)
             if progress and progress.is_written(index):
                 prepared.skipped[index] = "written before a restart"
             elif candidate.confidence < floor:
                 prepared.skipped[index] = f"confidence {candidate.confidence:.2f}"
+            elif why_not is not None:
+                prepared.skipped[index] = why_not
         return prepared
 
     def write(

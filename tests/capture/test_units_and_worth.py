@@ -122,3 +122,13 @@ def test_the_shipped_weights_cover_every_feature_and_nothing_else() -> None:
     assert set(raw["weights"]) == set(FEATURE_NAMES)
     model = shipped_model()
     assert 0 < model.threshold < 1 and model.per_turn >= 1
+
+
+def test_the_persons_rule_in_another_language_is_kept_as_a_rule() -> None:
+    text = (
+        "User: La configuration est externalisée, jamais de valeurs en dur dans le code.\n\n"
+        "Assistant: Compris."
+    )
+    [candidate] = extract_heuristic(text, now=NOW)
+    assert candidate.type is MemoryType.RULE
+    assert "jamais de valeurs en dur" in candidate.content

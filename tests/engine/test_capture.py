@@ -113,3 +113,45 @@ def test_llm_extraction_goes_through_the_sdk(tmp_path: Path, hashing_embedder: E
         assert seen and "From now on" in json.dumps(seen[0])
     finally:
         eng.close()
+
+
+def test_what_an_llm_proposes_passes_the_offline_filters(
+    tmp_path: Path, hashing_embedder: Embedder
+) -> None:
+    proposed = [
+        ("The atlas API listens on port 8443 behind Caddy.", None),
+        ("Should the team move atlas to Kubernetes?", "a question"),
+        ("The flaky login test is probably caused by a race in the fixture.", "a guess"),
+        ("return cache.get(key) or load(key);", "code"),
+        ("Atlas deploys", "a fragment"),
+    ]
+    body = json.dumps([{"content": c, "type": "fact", "confidence": 0.9} for c, _ in proposed])
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
+            200,
+            json={
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": json.loads(request.content)["model"],
+                "content": [{"type": "text", "text": body}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 10},
+            },
+        )
+
+    eng = _engine_with(tmp_path, hashing_embedder, _anthropic(answer))
+    try:
+        report = eng.capture(TURN, project="atlas")
+        assert [(o.candidate.content, o.skipped) for o in report.outcomes] == proposed
+    finally:
+        eng.close()
+
+
+def test_the_extraction_prompt_reads_the_turn_by_who_said_it() -> None:
+    from cortex_tui.capture.prompt import EXTRACTION_SYSTEM
+
+    for instruction in ("who said it", "transient state", "correction", "what it replaced"):
+        assert instruction in EXTRACTION_SYSTEM

@@ -17,7 +17,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cortex_tui.capture.heuristic import extract_heuristic
+from cortex_tui.capture.heuristic import extract_heuristic, unfit
 from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
 from cortex_tui.config import Settings
 from cortex_tui.eval.session_replay import turns_of
@@ -59,7 +59,7 @@ def main() -> None:
         prompts += len(texts)
         for n, text in enumerate(texts, 1):
             for candidate in extract_heuristic(text, now=now):
-                if candidate.confidence >= floor:
+                if candidate.confidence >= floor and unfit(candidate.content) is None:
                     kept.append((n, str(candidate.type), candidate.content))
         hits = {lab.id for lab in labels if any(lab.matches(c) for _, _, c in kept)}
         for label in labels:
