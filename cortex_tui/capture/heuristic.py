@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from rapidfuzz import fuzz
+
 from cortex_tui.capture.annotate import (
     BACKTICK,
     KNOWN_TOOLS,
@@ -164,6 +166,8 @@ _CUE_PATTERNS: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("hedge", _HEDGE.search),
 )
 _VETOES = frozenset({"hedge"})
+_SAME_SAYING = 85
+"""rapidfuzz's token-set ratio at which two sentences of one turn say the same thing."""
 """Cues that keep a sentence out whatever else it says, when the rules alone decide."""
 
 
@@ -203,13 +207,33 @@ def extract_heuristic(
     for turn in scored.values():
         best = sorted(turn, key=lambda item: -item[0])[: model.per_turn]
         chosen += [(n, reading) for _, n, reading in best]
-    seen: set[str] = set()
+    kept: list[str] = []
     candidates: list[Candidate] = []
     for _, reading in sorted(chosen, key=lambda item: item[0]):
-        if reading.sentence.lower() not in seen:
-            seen.add(reading.sentence.lower())
+        if not _says_again(reading.sentence, kept):
+            kept.append(reading.sentence)
             candidates.append(_candidate(reading, now))
     return candidates
+
+
+def _says_again(sentence: str, kept: list[str]) -> bool:
+    """The same sentence, or nearly ("The problem is that port 8090 serves HTTP" then
+    "The issue is that port 8090 is serving plain HTTP"): one memory per fact, however
+    often a turn restates it. A different value, name or path keeps them apart."""
+    lower = sentence.lower()
+    return any(
+        lower == other.lower()
+        or (
+            fuzz.token_set_ratio(lower, other.lower()) >= _SAME_SAYING
+            and _values(sentence) == _values(other)
+        )
+        for other in kept
+    )
+
+
+def _values(text: str) -> list[str]:
+    """What two sayings of one fact share exactly: code, paths, numbers."""
+    return sorted(re.findall(r"`[^`]+`|[\w~-]*[/.][\w./~-]*\w|\d+(?:[.,:]\d+)*", text))
 
 
 def _said_outright(reading: Reading) -> bool:

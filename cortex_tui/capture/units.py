@@ -38,6 +38,14 @@ _SKIP_LINE = re.compile(
     r"^(?:\||[-=*_]{3,}\s*$|\$\s|>>>\s|<[/a-z]|File \"[^\"]+\", line \d+)|[│┃╭╰║]", _I
 )
 """Tables, rules, shell and REPL lines, markup, traceback frames and terminal boxes."""
+_LOG_LINE = re.compile(
+    r"^(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?(?:INFO|DEBUG|WARN(?:ING)?|ERROR|TRACE|FATAL"
+    r"|CRITICAL)\]?[: ]|[A-Z]\w*(?:Error|Exception|Warning): |\(\S+\) \S+[@:]\S*.*[$#] "
+    r"|\S*\s*[✗➜❯]\s)"
+    r'|"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /\S* HTTP/'
+)
+"""Lines of a pasted log: a timestamp or level first, an exception, a shell prompt, an
+access log's request. They carry nothing by themselves."""
 _EMPHASIS = re.compile(r"(`[^`\n]*`)|\*\*|~~|(?<![\w*])([*_])(\S(?:[^*_`\n]*?\S)?)\2(?![\w*])")
 _BREAK = re.compile(r"[.!?]+[\"')\]]*\s+|[。！？]+[」』）\"']*\s*")
 _INTRO = re.compile(r"(?:^|\b)(?:to|how to|steps? to|in order to|process|procedure)\b.*:$", _I)
@@ -190,7 +198,7 @@ def _blocks(message: str) -> list[_Block]:
         titled = _HEADING.match(line)
         if titled:
             heading = clean(titled.group(1)).rstrip(":")
-        if not line or in_code or titled or _SKIP_LINE.match(line):
+        if not line or in_code or titled or _SKIP_LINE.match(line) or _LOG_LINE.search(line):
             joinable = False
             continue
         item = _BULLET.match(line)

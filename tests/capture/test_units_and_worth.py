@@ -132,3 +132,33 @@ def test_the_persons_rule_in_another_language_is_kept_as_a_rule() -> None:
     [candidate] = extract_heuristic(text, now=NOW)
     assert candidate.type is MemoryType.RULE
     assert "jamais de valeurs en dur" in candidate.content
+
+
+def test_a_pasted_log_is_no_sentence() -> None:
+    text = (
+        "User: it still fails:\n"
+        'INFO: 10.0.0.7:19674 - "GET /auth/me HTTP/1.1" 403 Forbidden\n'
+        "2026-01-02 10:00:01 server started on port 80\n"
+        "ValueError: the model name is not in the catalogue\n"
+        "(venv) dev@box:~/app$ uv run main.py\n"
+        "The client must show a 403 in the interface instead of failing silently."
+    )
+    assert [u.text for u in units(text)] == [
+        "It still fails:",
+        "The client must show a 403 in the interface instead of failing silently.",
+    ]
+
+
+def test_a_turn_that_says_the_same_thing_twice_keeps_it_once() -> None:
+    text = (
+        "Assistant: The problem is that port 8090 is serving HTTP (ttyd) but the browser is "
+        "trying to connect with HTTPS.\n\n"
+        "The issue is that port 8090 is serving plain HTTP but your browser is trying HTTPS."
+    )
+    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), 5.0, 0.5, per_turn=3)
+    assert len(extract_heuristic(text, now=NOW, model=model)) == 1
+    # The same sentence with another value is another fact.
+    other = text.replace("plain HTTP", "plain HTTP on 8091").replace(
+        "port 8090 is serving plain", "it is serving plain"
+    )
+    assert len(extract_heuristic(other, now=NOW, model=model)) == 2
