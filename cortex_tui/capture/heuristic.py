@@ -72,6 +72,12 @@ _PREFERENCE = re.compile(
     r"|\bprefers\b|\bmy (?:preference|favou?rite)\b",
     _I,
 )
+_FIRST_PERSON_PREFERENCE = re.compile(
+    r"^i(?P<would>'d| would)?\s+(?P<adverb>(?:really|strongly|generally|much|always) )?"
+    r"(?P<verb>prefer|like|love|hate|dislike|rather|want)\b",
+    _I,
+)
+_THIRD_PERSON = {"rather": "would rather"}
 _RULE = re.compile(
     r"\b(?:always|never|must(?: not)?|mustn't|(?:is|are) required to|not allowed|forbidden)\b",
     _I,
@@ -145,6 +151,14 @@ _PREFERENCE_ELSEWHERE = re.compile(
 )
 
 
+_META_ELSEWHERE = re.compile(
+    # The assistant narrating its own steps, in the languages of `_RULE_ELSEWHERE`.
+    r"让我|我来|我先|我会|我已经|我已|我们来|接下来|正在|好的|しました|します|しましょう"
+    r"|볼게요|할게요|드릴게요|했어요|했습니다|하겠습니다|해볼게요|봤어요|됐어요|했네요|거예요"
+    r"|\b(?:je vais|j'ai (?:ajouté|modifié|créé|corrigé|mis)|voy a|vamos a|he (?:añadido"
+    r"|modificado|creado|corregido|actualizado)|ich werde|ich habe)\b",
+    _I,
+)
 _CONCRETE = re.compile(r"\d|`|\w[./_]\w|\s[A-Z]\w")
 _PROJECT_SCOPE = re.compile(
     r"\b(?:this|our) (?:repo|repository|project|codebase)\b|\bin here\b", _I
@@ -162,7 +176,7 @@ _CUE_PATTERNS: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("pronoun_subject", _PRONOUN_SUBJECT.match),
     ("ephemeral", _EPHEMERAL.search),
     ("opinion", _OPINION.search),
-    ("meta", _META.search),
+    ("meta", lambda text: _META.search(text) or _META_ELSEWHERE.search(text)),
     ("hedge", _HEDGE.search),
 )
 _VETOES = frozenset({"hedge"})
@@ -238,12 +252,15 @@ def _values(text: str) -> list[str]:
 
 def _said_outright(reading: Reading) -> bool:
     """The person's own words with a cue no one uses in passing: "remember", a decision,
-    a rule or a preference. What the person tells the agent outright is kept as the
-    rules read it, whatever the score of the turn's other sentences."""
+    a rule, a preference, or a correction ("no, use X") of what the agent did. What the
+    person tells the agent outright is kept as the rules read it, whatever the score of
+    the turn's other sentences."""
     if reading.remembered:
         return True
+    if reading.unit.speaker != "user":
+        return False
     strong = {"decision", "preference", "rule"} & reading.signals.cues
-    return reading.unit.speaker == "user" and bool(strong) and reading.kind is not None
+    return (bool(strong) or reading.unit.correction) and reading.kind is not None
 
 
 def readings(text: str, *, now: datetime) -> list[Reading]:
@@ -310,14 +327,19 @@ def _read(unit: Unit, now: datetime) -> Reading | None:
     if procedure:
         cues -= {"hedge"}
     kind, confidence = _classify(plain, now, procedure=procedure, remembered=bool(remembered))
+    if unit.correction and unit.speaker == "user" and kind in (None, T.RULE, T.FACT):
+        # What the person sets right holds from now on: a rule, whatever its grammar.
+        kind, confidence = T.RULE, 0.85
     specifics = _specifics(plain)
     signals = Signals(kind.value if kind else None, cues, specifics)
     return Reading(unit, sentence, kind, confidence, signals, bool(remembered))
 
 
 def _candidate(reading: Reading, now: datetime) -> Candidate:
-    sentence = reading.sentence
     kind = reading.kind or T.FACT
+    sentence = reading.sentence
+    if kind is T.PREFERENCE and reading.unit.speaker != "assistant":
+        sentence = _the_users(sentence)
     plain = BACKTICK.sub("`x`", sentence)
     if kind is T.EPISODE:
         valid_at = find_date(sentence, now, relative=True)
@@ -336,6 +358,19 @@ def _candidate(reading: Reading, now: datetime) -> Candidate:
         relations=relations,
         valid_at=valid_at,
     )
+
+
+def _the_users(sentence: str) -> str:
+    """A preference the person states in the first person, said of the user: in a later
+    session, "I prefer tabs" is the agent's own preference as much as the user's."""
+    said = _FIRST_PERSON_PREFERENCE.match(sentence)
+    if said is None:
+        return sentence
+    adverb, verb = said.group("adverb") or "", said.group("verb").lower()
+    if said.group("would"):
+        return f"The user would {adverb}{verb}{sentence[said.end() :]}"
+    verb = verb if verb.endswith("s") else _THIRD_PERSON.get(verb, f"{verb}s")
+    return f"The user {adverb}{verb}{sentence[said.end() :]}"
 
 
 def _word_count(text: str) -> int:

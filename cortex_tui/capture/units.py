@@ -15,7 +15,7 @@ but the sentences under one remember it ("Root cause", "Summary"). An intro endi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from cortex_tui.capture.annotate import ABBREVIATIONS, BACKTICK
@@ -49,6 +49,14 @@ access log's request. They carry nothing by themselves."""
 _EMPHASIS = re.compile(r"(`[^`\n]*`)|\*\*|~~|(?<![\w*])([*_])(\S(?:[^*_`\n]*?\S)?)\2(?![\w*])")
 _BREAK = re.compile(r"[.!?]+[\"')\]]*\s+|[。！？]+[」』）\"']*\s*")
 _INTRO = re.compile(r"(?:^|\b)(?:to|how to|steps? to|in order to|process|procedure)\b.*:$", _I)
+_CORRECTION = re.compile(
+    r"^(?:(?:no|nope|nah|wrong|actually|not quite)\s*[,.!:;—–-]+"
+    r"|(?:that'?s|that is|this is) (?:wrong|incorrect|not (?:right|correct|it|what i \w+))"
+    r"\s*[,.!:;—–-]*|i (?:said|meant)\b[,:]?)\s*",
+    _I,
+)
+"""How the person starts setting right what the agent did: "No, ...", "Actually, ...",
+"That's wrong: ...". Not "No tests may ...", which is a rule of its own."""
 _INTERJECTION = re.compile(
     r"^(?:(?:ok(?:ay)?|yes|yeah|yep|no|nope|sure|great|cool|nice|good|awesome|perfect|done"
     r"|thanks|thank you|alright|right|oh|well|hmm|got it|also|btw|fyi)\s*[,!:.–—-]+\s*"
@@ -75,6 +83,8 @@ class Unit:
     """An intro merged with its numbered steps."""
     turn: int = 0
     """Which turn of the text it is in: a turn starts where the person speaks."""
+    correction: bool = False
+    """It sets right what was said before ("No, use X", "Actually, it's Y")."""
 
 
 @dataclass
@@ -92,7 +102,7 @@ def units(text: str) -> list[Unit]:
         turn += speaker == "user" and bool(found)
         sentences = _message_units(message)
         found += [
-            Unit(s.text, speaker, s.heading, n, len(sentences), s.item, s.procedure, turn)
+            replace(s, speaker=speaker, index=n, of=len(sentences), turn=turn)
             for n, s in enumerate(sentences)
         ]
     return found
@@ -177,12 +187,19 @@ def _message_units(message: str) -> list[Unit]:
             index += 1
         if steps:
             intro = parts.pop()[:-1]
-            found += [Unit(clean(s), "unknown", block.heading, item=block.item) for s in parts]
+            found += [_unit(s, block) for s in parts]
             procedure = clean(f"{intro}: {'; '.join(steps)}.")
             found.append(Unit(procedure, "unknown", block.heading, procedure=True))
         else:
-            found += [Unit(clean(s), "unknown", block.heading, item=block.item) for s in parts]
+            found += [_unit(s, block) for s in parts]
     return [unit for unit in found if unit.text]
+
+
+def _unit(sentence: str, block: _Block) -> Unit:
+    lead = _CORRECTION.match(sentence.lstrip("*_ "))
+    if lead is not None and lead.end() < len(sentence.lstrip("*_ ")):
+        sentence = sentence.lstrip("*_ ")[lead.end() :]
+    return Unit(clean(sentence), "unknown", block.heading, item=block.item, correction=bool(lead))
 
 
 def _blocks(message: str) -> list[_Block]:

@@ -6,6 +6,8 @@ import json
 from datetime import UTC, datetime
 from importlib import resources
 
+import pytest
+
 from cortex_tui.capture.heuristic import extract_heuristic, readings
 from cortex_tui.capture.units import sentences, units
 from cortex_tui.capture.worth import FEATURE_NAMES, WorthModel, shipped_model
@@ -162,3 +164,40 @@ def test_a_turn_that_says_the_same_thing_twice_keeps_it_once() -> None:
         "port 8090 is serving plain", "it is serving plain"
     )
     assert len(extract_heuristic(other, now=NOW, model=model)) == 2
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("No, use pnpm here, not npm.", "Use pnpm here, not npm."),
+        ("Actually, the staging API is on port 8443.", "The staging API is on port 8443."),
+        ("That's wrong: the cron job runs at 02:00 UTC.", "The cron job runs at 02:00 UTC."),
+    ],
+)
+def test_the_persons_correction_becomes_a_rule(said: str, kept: str) -> None:
+    turn = f"User: {said}\n\nAssistant: " + " ".join(
+        f"The `worker{n}` queue drains into `/srv/queue/{n}.sock`." for n in range(6)
+    )
+    [rule] = [c for c in extract_heuristic(turn, now=NOW) if c.type is MemoryType.RULE]
+    assert rule.content == kept
+
+
+def test_the_assistant_saying_no_is_no_correction() -> None:
+    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    text = "Assistant: No, the staging API listens on port 8443."
+    assert extract_heuristic(text, now=NOW, model=model) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I prefer pytest fixtures over setUp.", "The user prefers pytest fixtures over setUp."),
+        ("I'd rather keep builds out of git.", "The user would rather keep builds out of git."),
+        ("I really like short commit messages.", "The user really likes short commit messages."),
+        ("Priya prefers async code reviews.", "Priya prefers async code reviews."),
+    ],
+)
+def test_the_persons_preference_is_said_of_the_user(said: str, kept: str) -> None:
+    [candidate] = extract_heuristic(f"User: {said}", now=NOW)
+    assert candidate.type is MemoryType.PREFERENCE
+    assert candidate.content == kept
