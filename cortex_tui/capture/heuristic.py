@@ -1,11 +1,16 @@
-"""Offline memory extraction: durable statements found by cues, without any model.
+"""Offline memory extraction: durable statements found by cues and a learned score,
+without any language model.
 
 This is the default capture path, so it leans towards precision: a memory store full of
 "thanks, that works" and "let me check the logs" is worse than one that misses a fact.
-A sentence becomes a candidate only when it carries a cue (a decision, rule, preference,
-procedure or dated event) or reads as a concrete fact (a non-pronoun subject, a fact verb
-and something specific: a name, number, version, path or identifier). Questions, hedges,
-the agent's narration, chit-chat and code never do. Everything here is deterministic.
+The cue rules read each sentence (`units.py` cuts the text and says who said it): a
+decision, rule, preference, procedure or dated event, or a concrete fact (a non-pronoun
+subject, a fact verb and something specific: a name, number, version, path or
+identifier); hedges, narration, transient state. What the person says outright (a cue
+of decision, rule, preference, a correction, "remember") is kept as the rules read it;
+every other sentence of a conversation is kept when the learned score (`worth.py`) puts
+it among the best of its turn. Text that is no one's turn is judged by the rules alone.
+Questions and code never become memories. Everything here is deterministic.
 """
 
 from __future__ import annotations
@@ -25,7 +30,14 @@ from cortex_tui.capture.annotate import (
     find_relations,
     make_tags,
 )
-from cortex_tui.capture.units import Unit, capitalise, clean, sentences, units
+from cortex_tui.capture.units import (
+    Unit,
+    capitalise,
+    clean,
+    sentences,
+    units,
+    wide_characters,
+)
 from cortex_tui.capture.worth import Signals, WorthModel, shipped_model
 from cortex_tui.models import Candidate, CandidateEntity, CandidateRelation, Scope
 from cortex_tui.models import MemoryType as T
@@ -180,9 +192,12 @@ _CUE_PATTERNS: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("hedge", _HEDGE.search),
 )
 _VETOES = frozenset({"hedge"})
+"""Cues that keep a sentence out whatever else it says, when the rules alone decide."""
 _SAME_SAYING = 85
 """rapidfuzz's token-set ratio at which two sentences of one turn say the same thing."""
-"""Cues that keep a sentence out whatever else it says, when the rules alone decide."""
+_SCORED_CONFIDENCE = 0.6
+"""The confidence of a sentence kept on its score alone, with no cue: above the write
+path's floor (`write.min_confidence`, 0.5), below any cue's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +367,7 @@ def _candidate(reading: Reading, now: datetime) -> Candidate:
         content=sentence if sentence[-1] in ".!)。！" else f"{sentence}.",
         type=kind,
         scope=Scope.PROJECT if _PROJECT_SCOPE.search(sentence) else None,
-        confidence=0.9 if reading.remembered else (reading.confidence or 0.6),
+        confidence=0.9 if reading.remembered else (reading.confidence or _SCORED_CONFIDENCE),
         tags=make_tags(sentence, list(entities.values())),
         entities=list(entities.values()),
         relations=relations,
@@ -375,7 +390,7 @@ def _the_users(sentence: str) -> str:
 
 def _word_count(text: str) -> int:
     """Words, a character of a script written without spaces counting as half of one."""
-    return len(text.split()) + sum(1 for c in text if ord(c) >= 0x2E80) // 2
+    return len(text.split()) + wide_characters(text) // 2
 
 
 def _classify(

@@ -48,6 +48,7 @@ _LOG_LINE = re.compile(
 access log's request. They carry nothing by themselves."""
 _EMPHASIS = re.compile(r"(`[^`\n]*`)|\*\*|~~|(?<![\w*])([*_])(\S(?:[^*_`\n]*?\S)?)\2(?![\w*])")
 _BREAK = re.compile(r"[.!?]+[\"')\]]*\s+|[。！？]+[」』）\"']*\s*")
+_WIDE = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _INTRO = re.compile(r"(?:^|\b)(?:to|how to|steps? to|in order to|process|procedure)\b.*:$", _I)
 _CORRECTION = re.compile(
     r"^(?:(?:no|nope|nah|wrong|actually|not quite)\s*[,.!:;—–-]+"
@@ -149,9 +150,15 @@ def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def wide_characters(text: str) -> int:
+    """Characters of the scripts written without spaces between words (Chinese,
+    Japanese, Korean syllables and full-width forms; not emoji)."""
+    return len(_WIDE.findall(text))
+
+
 def _wide(char: str) -> bool:
-    """A character of a script written without spaces: a sentence may start with it."""
-    return bool(char) and ord(char) >= 0x2E80
+    """A sentence may start with this character without a space before it."""
+    return bool(_WIDE.match(char))
 
 
 def _messages(text: str) -> list[tuple[Speaker, str]]:

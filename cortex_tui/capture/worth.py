@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from cortex_tui.capture.units import Unit
+from cortex_tui.capture.units import Unit, wide_characters
 
 _I = re.IGNORECASE
 _LESSON = re.compile(
@@ -74,7 +74,7 @@ class Signals:
 
 
 def _wide_share(text: str) -> float:
-    return sum(1 for c in text if ord(c) >= 0x2E80) / max(len(text), 1)
+    return wide_characters(text) / max(len(text), 1)
 
 
 _CUES = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import tempfile
 from collections import Counter
 from datetime import UTC, datetime
@@ -43,6 +44,11 @@ def main() -> None:
     parser.add_argument("transcripts", type=Path)
     parser.add_argument("--only", default="dev")
     parser.add_argument("--show", choices=("missed", "kept", "dropped"), action="append")
+    parser.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="judge every sentence by the cue rules alone, as text that is no one's turn",
+    )
     args = parser.parse_args()
     dataset = load_sessions(json.loads(CORPUS.read_text()), CORPUS, args.transcripts)
     picked = pick_sessions(dataset, set(args.only.split(",")))
@@ -58,6 +64,8 @@ def main() -> None:
         texts = turn_texts(session)
         prompts += len(texts)
         for n, text in enumerate(texts, 1):
+            if args.rules_only:
+                text = re.sub(r"(?m)^(?:User|Assistant): ", "", text)
             for candidate in extract_heuristic(text, now=now):
                 if candidate.confidence >= floor and unfit(candidate.content) is None:
                     kept.append((n, str(candidate.type), candidate.content))
