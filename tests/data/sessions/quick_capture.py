@@ -64,9 +64,8 @@ def main() -> None:
         texts = turn_texts(session)
         prompts += len(texts)
         for n, text in enumerate(texts, 1):
-            if args.rules_only:
-                text = re.sub(r"(?m)^(?:User|Assistant): ", "", text)
-            for candidate in extract_heuristic(text, now=now):
+            read = re.sub(r"(?m)^(?:User|Assistant): ", "", text) if args.rules_only else text
+            for candidate in extract_heuristic(read, now=now):
                 if candidate.confidence >= floor and unfit(candidate.content) is None:
                     kept.append((n, str(candidate.type), candidate.content))
         hits = {lab.id for lab in labels if any(lab.matches(c) for _, _, c in kept)}
