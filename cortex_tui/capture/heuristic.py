@@ -31,6 +31,7 @@ from cortex_tui.capture.annotate import (
     make_tags,
 )
 from cortex_tui.capture.units import (
+    Speaker,
     Unit,
     capitalise,
     clean,
@@ -195,6 +196,9 @@ _VETOES = frozenset({"hedge"})
 """Cues that keep a sentence out whatever else it says, when the rules alone decide."""
 _SAME_SAYING = 85
 """rapidfuzz's token-set ratio at which two sentences of one turn say the same thing."""
+_BRIEF: dict[Speaker, int] = {"user": 3, "assistant": 1, "unknown": 0}
+"""Sentences in a message that is told in brief: the person's few words, not a pasted
+specification; the agent's answer, not its account of its work."""
 _SCORED_CONFIDENCE = 0.6
 """The confidence of a sentence kept on its score alone, with no cue: above the write
 path's floor (`write.min_confidence`, 0.5), below any cue's."""
@@ -226,7 +230,7 @@ def extract_heuristic(
     chosen: list[tuple[int, Reading]] = []
     scored: dict[int, list[tuple[float, int, Reading]]] = {}
     for n, reading in enumerate(readings(text, now=now)):
-        if reading.unit.speaker == "unknown" or _said_outright(reading):
+        if reading.unit.speaker == "unknown" or said_outright(reading):
             if reading.kind is not None and not reading.signals.cues & _VETOES:
                 chosen.append((n, reading))
             continue
@@ -265,17 +269,23 @@ def _values(text: str) -> list[str]:
     return sorted(re.findall(r"`[^`]+`|[\w~-]*[/.][\w./~-]*\w|\d+(?:[.,:]\d+)*", text))
 
 
-def _said_outright(reading: Reading) -> bool:
-    """The person's own words with a cue no one uses in passing: "remember", a decision,
-    a rule, a preference, or a correction ("no, use X") of what the agent did. What the
-    person tells the agent outright is kept as the rules read it, whatever the score of
-    the turn's other sentences."""
+def said_outright(reading: Reading) -> bool:
+    """Said outright, so kept as the cue rules read it, whatever the score of the turn's
+    other sentences: "remember…", and a decision ("we decided…", "from now on…") whoever
+    reports it; of the person's own words, a rule, a preference, a correction ("no, use
+    X") of what the agent did; and anything the rules would keep of a brief message —
+    the person telling the agent something in a few sentences ("Standup moved to
+    10:00.") rather than pasting a specification, or the agent's one-sentence answer
+    ("Billing logs are shipped to Loki.")."""
     if reading.remembered:
         return True
-    if reading.unit.speaker != "user":
+    if reading.kind is None:
         return False
-    strong = {"decision", "preference", "rule"} & reading.signals.cues
-    return (bool(strong) or reading.unit.correction) and reading.kind is not None
+    unit = reading.unit
+    if "decision" in reading.signals.cues or unit.of <= _BRIEF[unit.speaker]:
+        return True
+    strong = {"preference", "rule"} & reading.signals.cues
+    return unit.speaker == "user" and (bool(strong) or unit.correction)
 
 
 def readings(text: str, *, now: datetime) -> list[Reading]:

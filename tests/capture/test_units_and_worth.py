@@ -113,10 +113,13 @@ def test_each_turn_keeps_at_most_the_models_share() -> None:
 
 def test_a_threshold_no_sentence_reaches_keeps_nothing_of_a_conversation() -> None:
     model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
-    text = "Assistant: The `api` service listens on port 8080 behind nginx."
+    text = (
+        "Assistant: The `api` service listens on port 8080 behind nginx. "
+        "The `worker` service uses Redis 7 for its queue."
+    )
     assert extract_heuristic(text, now=NOW, model=model) == []
-    # The same sentence as a note is judged by the cue rules alone.
-    assert extract_heuristic(text.removeprefix("Assistant: "), now=NOW, model=model)
+    # The same sentences as a note are judged by the cue rules alone.
+    assert len(extract_heuristic(text.removeprefix("Assistant: "), now=NOW, model=model)) == 2
 
 
 def test_the_shipped_weights_cover_every_feature_and_nothing_else() -> None:
@@ -184,7 +187,10 @@ def test_the_persons_correction_becomes_a_rule(said: str, kept: str) -> None:
 
 def test_the_assistant_saying_no_is_no_correction() -> None:
     model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
-    text = "Assistant: No, the staging API listens on port 8443."
+    text = (
+        "Assistant: No, the staging API listens on port 8443. "
+        "The `worker` service uses Redis 7 for its queue."
+    )
     assert extract_heuristic(text, now=NOW, model=model) == []
 
 
@@ -201,3 +207,23 @@ def test_the_persons_preference_is_said_of_the_user(said: str, kept: str) -> Non
     [candidate] = extract_heuristic(f"User: {said}", now=NOW)
     assert candidate.type is MemoryType.PREFERENCE
     assert candidate.content == kept
+
+
+def test_what_is_told_in_brief_is_kept_as_the_rules_read_it() -> None:
+    nothing = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    told = "User: Standup moved to 10:00 on Mondays.\n\nAssistant: Noted."
+    assert [c.content for c in extract_heuristic(told, now=NOW, model=nothing)] == [
+        "Standup moved to 10:00 on Mondays."
+    ]
+    answered = "User: where do the billing logs go?\n\nAssistant: Billing logs are shipped to Loki."
+    assert [c.content for c in extract_heuristic(answered, now=NOW, model=nothing)] == [
+        "Billing logs are shipped to Loki."
+    ]
+
+
+def test_a_pasted_specification_is_weighed_not_kept_whole() -> None:
+    nothing = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    spec = "User: " + " ".join(
+        f"The `module{n}` package exports `handler{n}` from `src/module{n}.py`." for n in range(6)
+    )
+    assert extract_heuristic(spec, now=NOW, model=nothing) == []

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from cortex_tui.capture.heuristic import readings
+from cortex_tui.capture.heuristic import readings, said_outright
 from cortex_tui.capture.worth import FEATURE_NAMES, WorthModel, features
 from cortex_tui.eval.sessions_dataset import SessionLabel, load_sessions, pick_sessions
 
@@ -52,6 +52,8 @@ class Example:
     x: list[float]
     labels: frozenset[str]
     """The ids of the labels it matches."""
+    outright: bool
+    """Kept whatever its score (`heuristic.said_outright`): no example for the score."""
 
 
 def examples(
@@ -89,6 +91,7 @@ def examples(
                         reading.sentence,
                         features(reading.unit, reading.signals),
                         matched,
+                        said_outright(reading),
                     )
                 )
     return found, labels, prompts
@@ -134,10 +137,13 @@ def outcome(
 def chosen(
     data: list[Example], score: NDArray[np.float64], threshold: float, cap: int
 ) -> list[Example]:
-    """The sentences kept: at or above `threshold`, the `cap` best of each turn."""
+    """The sentences kept: those said outright, and of the others those at or above
+    `threshold`, the `cap` best of each turn."""
     turns: dict[tuple[str, int], list[tuple[float, Example]]] = {}
     for example, value in zip(data, score, strict=True):
-        if value >= threshold:
+        if example.outright:
+            turns.setdefault((example.session, -example.turn - 1), []).append((1.0, example))
+        elif value >= threshold:
             turns.setdefault((example.session, example.turn), []).append((value, example))
     return [e for turn in turns.values() for _, e in sorted(turn, key=lambda t: -t[0])[:cap]]
 
@@ -150,6 +156,7 @@ def main() -> None:
     data, labels, prompts = examples(args.transcripts, "dev")
     x = np.array([e.x for e in data])
     y = np.array([1.0 if e.labels else 0.0 for e in data])
+    scored = np.array([not e.outright for e in data])
     core_ids = {(s, lab.id) for s, labs in labels.items() for lab in labs if lab.core}
     w = np.array(
         [CORE_WEIGHT if any((e.session, i) in core_ids for i in e.labels) else 1.0 for e in data]
@@ -158,9 +165,13 @@ def main() -> None:
     held = np.zeros(len(data))
     for repo in repos:
         inside = np.array([e.repo == repo for e in data])
-        theta = fit(x[~inside], y[~inside], w[~inside])
+        train = ~inside & scored
+        theta = fit(x[train], y[train], w[train])
         held[inside] = scores(theta, x[inside])
-    print(f"{len(data)} sentences, {int(y.sum())} matching a label, {len(repos)} repositories")
+    print(
+        f"{len(data)} sentences ({int((~scored).sum())} kept outright), {int(y.sum())} matching"
+        f" a label, {len(repos)} repositories"
+    )
     grid: dict[tuple[int, int], float] = {}
     for cap in CAPS:
         for step, threshold in enumerate(THRESHOLDS):
@@ -181,7 +192,7 @@ def main() -> None:
         f"cross-validated: threshold {threshold:.3f}, {cap} a turn: recall {recall:.1%},"
         f" precision {precision:.1%}, {rate:.2f} a prompt (f1 {f1:.3f})"
     )
-    theta = fit(x, y, w)
+    theta = fit(x[scored], y[scored], w[scored])
     model = WorthModel(
         {n: round(float(v), 4) for n, v in zip(FEATURE_NAMES, theta[:-1], strict=True)},
         round(float(theta[-1]), 4),
