@@ -78,7 +78,6 @@ def _wide_share(text: str) -> float:
 
 
 _CUES = (
-    "decision",
     "preference",
     "rule",
     "soft_rule",
@@ -92,10 +91,13 @@ _CUES = (
     "opinion",
     "meta",
     "hedge",
-    "remember",
 )
+"""The rules' cues a scored sentence can carry. A decision or "remember" never comes to
+the score: it is kept outright (`heuristic.said_outright`)."""
 _KINDS = ("rule", "preference", "procedure", "fact", "episode")
-_USER_CUES = ("decision", "preference", "rule", "soft_rule", "imperative")
+_USER_CUES = ("rule", "soft_rule", "imperative")
+"""Cues that may weigh differently in the person's words (a preference of theirs is kept
+outright; a rule of theirs comes to the score only when narration hides its cue)."""
 
 Feature = Callable[[Unit, Signals], float]
 
