@@ -347,8 +347,6 @@ def _read(unit: Unit, now: datetime) -> Reading | None:
         sentence = capitalise(sentence[remembered.end() :])
         plain = BACKTICK.sub("`x`", sentence)
     cues = frozenset(name for name, cue in _CUE_PATTERNS if cue(plain))
-    if remembered:
-        cues |= {"remember"}
     if procedure:
         cues -= {"hedge"}
     kind, confidence = _classify(plain, now, procedure=procedure, remembered=bool(remembered))

@@ -16,6 +16,16 @@ from cortex_tui.models import MemoryType
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
 
+def _every_sentence(per_turn: int) -> WorthModel:
+    """A score every sentence reaches: what is kept is up to the per-turn cap."""
+    return WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), 5.0, 0.5, per_turn=per_turn)
+
+
+def _no_sentence() -> WorthModel:
+    """A score no sentence reaches: what is kept is what is kept outright."""
+    return WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+
+
 def test_each_sentence_knows_who_said_it_and_which_turn() -> None:
     text = (
         "User: Use pnpm here.\n\nNot npm, ever.\n\n"
@@ -102,7 +112,7 @@ def test_the_assistants_narration_is_never_kept() -> None:
 
 
 def test_each_turn_keeps_at_most_the_models_share() -> None:
-    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), 5.0, 0.5, per_turn=1)
+    model = _every_sentence(per_turn=1)
     one_turn = "User: where is config read?\n\nAssistant: " + " ".join(
         f"The `svc{n}` service reads `/etc/svc{n}.toml` at start." for n in range(4)
     )
@@ -112,7 +122,7 @@ def test_each_turn_keeps_at_most_the_models_share() -> None:
 
 
 def test_a_threshold_no_sentence_reaches_keeps_nothing_of_a_conversation() -> None:
-    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    model = _no_sentence()
     text = (
         "Assistant: The `api` service listens on port 8080 behind nginx. "
         "The `worker` service uses Redis 7 for its queue."
@@ -160,7 +170,7 @@ def test_a_turn_that_says_the_same_thing_twice_keeps_it_once() -> None:
         "trying to connect with HTTPS.\n\n"
         "The issue is that port 8090 is serving plain HTTP but your browser is trying HTTPS."
     )
-    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), 5.0, 0.5, per_turn=3)
+    model = _every_sentence(per_turn=3)
     assert len(extract_heuristic(text, now=NOW, model=model)) == 1
     # The same sentence with another value is another fact.
     other = text.replace("plain HTTP", "plain HTTP on 8091").replace(
@@ -186,7 +196,7 @@ def test_the_persons_correction_becomes_a_rule(said: str, kept: str) -> None:
 
 
 def test_the_assistant_saying_no_is_no_correction() -> None:
-    model = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    model = _no_sentence()
     text = (
         "Assistant: No, the staging API listens on port 8443. "
         "The `worker` service uses Redis 7 for its queue."
@@ -210,7 +220,7 @@ def test_the_persons_preference_is_said_of_the_user(said: str, kept: str) -> Non
 
 
 def test_what_is_told_in_brief_is_kept_as_the_rules_read_it() -> None:
-    nothing = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    nothing = _no_sentence()
     told = "User: Standup moved to 10:00 on Mondays.\n\nAssistant: Noted."
     assert [c.content for c in extract_heuristic(told, now=NOW, model=nothing)] == [
         "Standup moved to 10:00 on Mondays."
@@ -222,7 +232,7 @@ def test_what_is_told_in_brief_is_kept_as_the_rules_read_it() -> None:
 
 
 def test_a_pasted_specification_is_weighed_not_kept_whole() -> None:
-    nothing = WorthModel(dict.fromkeys(FEATURE_NAMES, 0.0), -5.0, 0.5, per_turn=3)
+    nothing = _no_sentence()
     spec = "User: " + " ".join(
         f"The `module{n}` package exports `handler{n}` from `src/module{n}.py`." for n in range(6)
     )

@@ -32,6 +32,23 @@ def _anthropic(handler: object) -> AnthropicClient:
     )
 
 
+def _message(request: dict[str, object], text: str) -> httpx2.Response:
+    """The Messages API's answer to `request`: one text block."""
+    return httpx2.Response(
+        200,
+        json={
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": request["model"],
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 10},
+        },
+    )
+
+
 def _engine_with(tmp_path: Path, embedder: Embedder, llm: AnthropicClient) -> LocalEngine:
     from cortex_tui.clock import frozen_clock
 
@@ -86,19 +103,7 @@ def test_llm_extraction_goes_through_the_sdk(tmp_path: Path, hashing_embedder: E
                 {"content": "maybe Rust", "confidence": 0.2},
             ]
         )
-        return httpx2.Response(
-            200,
-            json={
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": body["model"],
-                "content": [{"type": "text", "text": f"```json\n{text}\n```"}],
-                "stop_reason": "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 10},
-            },
-        )
+        return _message(body, f"```json\n{text}\n```")
 
     eng = _engine_with(tmp_path, hashing_embedder, _anthropic(answer))
     try:
@@ -128,19 +133,7 @@ def test_what_an_llm_proposes_passes_the_offline_filters(
     body = json.dumps([{"content": c, "type": "fact", "confidence": 0.9} for c, _ in proposed])
 
     def answer(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(
-            200,
-            json={
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": json.loads(request.content)["model"],
-                "content": [{"type": "text", "text": body}],
-                "stop_reason": "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 10},
-            },
-        )
+        return _message(json.loads(request.content), body)
 
     eng = _engine_with(tmp_path, hashing_embedder, _anthropic(answer))
     try:

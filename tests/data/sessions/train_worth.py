@@ -139,13 +139,13 @@ def chosen(
 ) -> list[Example]:
     """The sentences kept: those said outright, and of the others those at or above
     `threshold`, the `cap` best of each turn."""
+    outright = [example for example in data if example.outright]
     turns: dict[tuple[str, int], list[tuple[float, Example]]] = {}
     for example, value in zip(data, score, strict=True):
-        if example.outright:
-            turns.setdefault((example.session, -example.turn - 1), []).append((1.0, example))
-        elif value >= threshold:
+        if not example.outright and value >= threshold:
             turns.setdefault((example.session, example.turn), []).append((value, example))
-    return [e for turn in turns.values() for _, e in sorted(turn, key=lambda t: -t[0])[:cap]]
+    best = [e for turn in turns.values() for _, e in sorted(turn, key=lambda t: -t[0])[:cap]]
+    return outright + best
 
 
 def main() -> None:
