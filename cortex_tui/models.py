@@ -399,6 +399,9 @@ class MemoryDraft(_Model):
     reinforced_count: int = Field(default=0, ge=0)
     episode_start: UtcDatetime | None = None
     episode_end: UtcDatetime | None = None
+    corrects: bool = False
+    """A correction by the person (`Candidate.corrects`): not stored, it tells the write
+    path that the memory it contradicts is the old value."""
 
 
 class WriteResult(_Model):
@@ -482,3 +485,6 @@ class Candidate(_Model):
     entities: list[CandidateEntity] = Field(default_factory=list)
     relations: list[CandidateRelation] = Field(default_factory=list)
     valid_at: UtcDatetime | None = None
+    corrects: bool = False
+    """The person set right something said or done before ("No, use pnpm"): the write
+    path makes it an update of what it contradicts, never a conflict beside it."""

@@ -380,6 +380,7 @@ def _candidate(reading: Reading, now: datetime) -> Candidate:
         entities=list(entities.values()),
         relations=relations,
         valid_at=valid_at,
+        corrects=reading.unit.correction and reading.unit.speaker == "user",
     )
 
 

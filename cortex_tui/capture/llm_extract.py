@@ -113,6 +113,7 @@ def _candidate(item: dict[str, Any]) -> Candidate | None:
         "entities": _entities(item.get("entities")),
         "relations": _relations(item.get("relations")),
         "valid_at": _when(item.get("valid_at")),
+        "corrects": item.get("corrects") is True,
     }
     confidence = _confidence(item.get("confidence"))
     if confidence is not None:

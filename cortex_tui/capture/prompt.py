@@ -49,7 +49,8 @@ Answer with a JSON array only, no prose. Each item:
  "relations": [{"subject": entity name, "predicate": snake_case verb such as works_at, \
 leads, lives_in, uses, reports_to, deploys_to, "object": entity name, \
 "valid_at": ISO date or null}],
- "valid_at": ISO date when the statement became true, or null}
+ "valid_at": ISO date when the statement became true, or null,
+ "corrects": true when the user sets right something said or done before, else false}
 Use scope "project" for statements about this repository only. Answer [] when nothing \
 qualifies."""
 

@@ -188,6 +188,7 @@ class Capturer:
                 turn=turn,
                 source=prepared.source,
                 valid_from=candidate.valid_at,
+                corrects=candidate.corrects,
             )
             result = self.remember(draft, candidate, rows.get(index))
             prepared.outcomes.append(CaptureOutcome(candidate=candidate, result=result))

@@ -387,7 +387,7 @@ class LocalEngine:
         memory = self.materialise(draft)
         if vector is None:
             vector = self._document_vector(memory.content)
-        result = self._write_path.write(memory, vector)
+        result = self._write_path.write(memory, vector, corrects=draft.corrects)
         if result.renamed:
             linked = self._link_rename(result.memory, *result.renamed)
             result = result.model_copy(update={"memory": linked})

@@ -12,6 +12,10 @@ fold into it.
 - the same claim in other words → **reinforced**;
 - anything else → a new memory.
 
+A correction by the person ("No, use pnpm, not npm") says which claim holds: what it
+contradicts is updated, never left beside it as a conflict, and a neighbour close in
+meaning that states what it names as wrong is updated too.
+
 The judge's softer verdicts need the embeddings to agree: an announced change with no
 value seen to change is an update only from `change_threshold`, a paraphrase a
 restatement from `restate_threshold`, and one naming more from `elaborate_threshold`.
@@ -26,8 +30,10 @@ with the reason too, so undoing one says what it undoes.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from cortex_tui.capture.contradiction import Judgement
+from cortex_tui.capture.correction import corrected_value
 from cortex_tui.capture.rename import find_rename
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
@@ -75,9 +81,10 @@ class WritePath:
         self._clock = clock
         self._judge = judge
 
-    def write(self, memory: Memory, vector: Matrix) -> WriteResult:
-        """Decide what `memory` becomes and write it; `vector` is its embedding."""
-        match, closest = self._closest_relation(memory, vector)
+    def write(self, memory: Memory, vector: Matrix, *, corrects: bool = False) -> WriteResult:
+        """Decide what `memory` becomes and write it; `vector` is its embedding, and
+        `corrects` says the person set something right with it."""
+        match, closest = self._closest_relation(memory, vector, corrects)
         if match is None:
             return self._create(memory, vector, closest)
         verdict = match.ruling.judgement.verdict
@@ -146,7 +153,7 @@ class WritePath:
         )
 
     def _closest_relation(
-        self, memory: Memory, vector: Matrix
+        self, memory: Memory, vector: Matrix, corrects: bool
     ) -> tuple[_Match | None, _Match | None]:
         """The most similar neighbour the new memory changes or restates, if any; and
         the closest neighbour judged another fact (to explain a new memory).
@@ -163,6 +170,8 @@ class WritePath:
             if hit.score < self._config.related_threshold:
                 break
             ruling = self._judge.rule(hit.memory.content, memory.content, hit.score, budget)
+            if corrects:
+                ruling = self._as_correction(ruling, hit, memory.content)
             candidate = _Match(hit.memory, hit.score, ruling)
             if ruling.distinct:
                 passed = passed or candidate
@@ -174,6 +183,26 @@ class WritePath:
                 return candidate, passed
             best = best or candidate
         return best, passed
+
+    def _as_correction(self, ruling: Ruling, hit: ScoredMemory, correction: str) -> Ruling:
+        """The ruling once the person's correction has settled which claim holds: a
+        contradiction is an update, and so is a neighbour that states what the
+        correction names as wrong, when it is as close in meaning as an announced
+        change must be."""
+        judgement = ruling.judgement
+        if judgement.verdict == "contradiction":
+            return replace(
+                ruling,
+                judgement=Judgement("update", f"{judgement.reason}; the person corrected it"),
+            )
+        if judgement.verdict == "repeat" or hit.score < self._config.change_threshold:
+            return ruling
+        wrong = corrected_value(correction, hit.memory.content)
+        if wrong is None:
+            return ruling
+        return replace(
+            ruling, judgement=Judgement("update", f"the person corrected it: not {wrong}")
+        )
 
     def _is_duplicate(self, match: _Match) -> bool:
         """The same words (case, articles, punctuation and contractions aside), or so
