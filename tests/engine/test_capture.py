@@ -17,6 +17,7 @@ from cortex_tui.engine.open import open_engine
 from cortex_tui.llm.anthropic_client import AnthropicClient
 from cortex_tui.models import WriteAction
 from tests.conftest import NOW
+from tests.llm.conftest import message
 
 TURN = (
     "User: From now on we deploy atlas with Fly.io. Always run `make lint` before opening"
@@ -29,23 +30,6 @@ def _anthropic(handler: object) -> AnthropicClient:
     transport = httpx2.MockTransport(handler)  # type: ignore[arg-type]
     return AnthropicClient(
         api_key="test-key", retries=0, http_client=httpx2.Client(transport=transport)
-    )
-
-
-def _message(request: dict[str, object], text: str) -> httpx2.Response:
-    """The Messages API's answer to `request`: one text block."""
-    return httpx2.Response(
-        200,
-        json={
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": request["model"],
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 10},
-        },
     )
 
 
@@ -103,7 +87,7 @@ def test_llm_extraction_goes_through_the_sdk(tmp_path: Path, hashing_embedder: E
                 {"content": "maybe Rust", "confidence": 0.2},
             ]
         )
-        return _message(body, f"```json\n{text}\n```")
+        return httpx2.Response(200, json=message(f"```json\n{text}\n```"))
 
     eng = _engine_with(tmp_path, hashing_embedder, _anthropic(answer))
     try:
@@ -133,7 +117,7 @@ def test_what_an_llm_proposes_passes_the_offline_filters(
     body = json.dumps([{"content": c, "type": "fact", "confidence": 0.9} for c, _ in proposed])
 
     def answer(request: httpx2.Request) -> httpx2.Response:
-        return _message(json.loads(request.content), body)
+        return httpx2.Response(200, json=message(body))
 
     eng = _engine_with(tmp_path, hashing_embedder, _anthropic(answer))
     try:

@@ -14,7 +14,8 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import Memory, MemoryDraft, WriteAction, WriteResult
 from cortex_tui.store.base import MemoryFilter
-from tests.engine.test_capture import _anthropic, _engine_with, _message
+from tests.engine.test_capture import _anthropic, _engine_with
+from tests.llm.conftest import message
 
 
 def _said(engine: LocalEngine, user: str) -> WriteResult:
@@ -71,7 +72,7 @@ def test_a_correction_updates_the_memory_that_states_what_it_names_wrong(
 def test_a_correction_leaves_memories_about_something_else(onnx_engine: LocalEngine) -> None:
     """A memory that merely mentions the wrong value, about another matter, stays."""
     other = onnx_engine.remember(
-        MemoryDraft(content="The release job publishes the SDK to the npm registry.")
+        MemoryDraft(content="The release job publishes packages to the npm registry.")
     ).memory
     result = _said(onnx_engine, "No, use pnpm to install packages, not npm.")
     assert result.action is WriteAction.CREATED
@@ -88,7 +89,7 @@ def test_an_llm_marked_correction_updates_too(tmp_path: Path, hashing_embedder: 
                 "corrects": True,
             }
         ]
-        return _message(json.loads(request.content), json.dumps(proposed))
+        return httpx2.Response(200, json=message(json.dumps(proposed)))
 
     eng = _engine_with(tmp_path, hashing_embedder, _anthropic(answer))
     try:
