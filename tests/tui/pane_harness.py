@@ -47,9 +47,13 @@ class PaneApp(App[None]):
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    """Wait until engine workers (and the workers their results start) are done."""
-    for _ in range(5):
-        await pilot.app.workers.wait_for_complete()
+    """Wait until engine workers (and the workers their results start) are done and
+    every message they set off is handled: a message bubbles one widget a pause, so a
+    pane asking the app for another pane takes several."""
+    app = pilot.app
+    for _ in range(20):
+        await app.workers.wait_for_complete()
         await pilot.pause()
-        if not pilot.app.workers:
+        pending = any(n.message_queue_size for n in (app, *app.screen.walk_children()))
+        if not app.workers and not pending:
             return

@@ -147,6 +147,7 @@ async def test_history_opens_from_another_pane_in_the_app(
         table = memories.query_one(DataTable)
         table.focus()
         table.move_cursor(row=table.get_row_index(demo_id("m013")))
+        await settle(pilot)  # the focus reaches the table's tab before `h` leaves it
         await pilot.press("h")
         await settle(pilot)
         assert app.current_pane.pane_id == "history"

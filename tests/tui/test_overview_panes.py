@@ -181,6 +181,9 @@ async def test_a_chosen_day_lists_its_memories(
         assert table.row_count == len(listed.created) + len(listed.superseded)
         assert busiest.day in plain(pilot, "#timeline-day")
         table.focus()
+        # Focus tells the table's tab it is active, a message at a time; were it still on
+        # its way when enter opens the History pane, it would take the Days tab back.
+        await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
         assert app.current_pane.pane_id == "history"
