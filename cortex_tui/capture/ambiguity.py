@@ -29,6 +29,7 @@ def close_call(judgement: Judgement, similarity: float, config: WritePathConfig)
         "change": ("change", config.change_threshold),
         "paraphrase": ("restate", config.restate_threshold),
         "elaboration": ("elaborate", config.elaborate_threshold),
+        "reworded": ("elaborate", config.elaborate_threshold),
     }
     verdict = judgement.verdict
     if verdict in soft:

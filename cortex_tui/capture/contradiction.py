@@ -15,9 +15,10 @@ one of:
   claim the present);
 - a change announced about the same subject with no value seen to change → a
   **change**, an update only when the embeddings agree they are about one thing;
-- other words with the same values → a **paraphrase**, and the same claim naming
-  something more ("hosted in AWS Route 53") → an **elaboration**: restatements only
-  when the embeddings agree (each has its own threshold in the write path);
+- other words with the same values → a **paraphrase**, the same claim naming
+  something more ("hosted in AWS Route 53") → an **elaboration**, and one verb for
+  another with the rest the same → **reworded**: restatements only when the embeddings
+  agree (each has its own threshold in the write path);
 - anything else — another subject, another attribute, other values → **distinct**.
 """
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
+from cortex_tui.capture.slots import bare, differing_slot, opposite
 from cortex_tui.capture.statement import Statement, Token, read
 
 Verdict = Literal[
@@ -40,27 +42,17 @@ Verdict = Literal[
     "restatement",
     "paraphrase",
     "elaboration",
+    "reworded",
     "distinct",
 ]
 
 WHEN = frozenset({"clock", "day", "period", "date", "month"})
 RENAME = re.compile(r"renam|rebrand|called|named")
-ORDERED = frozenset({"over", "than", "instead", "before", "after", "from", "to"})
-"""Words that make order matter: "tabs over spaces" is not "spaces over tabs"."""
+ORDERED = frozenset({"over", "than", "instead", "before", "after", "from", "to", "not"})
+"""Words that make order matter: "tabs over spaces" is not "spaces over tabs", nor
+"Postgres, not MySQL" "MySQL, not Postgres"."""
 MAX_SLOT = 4
 """Most tokens one side of a substituted slot may hold ("the head of product")."""
-_PAIRS = (
-    "day night, light dark, short long, open clos, public private, enabl disabl, on off, "
-    "allow forbid, allow ban, allow prohibit, requir optional, mandatory optional, sync async, "
-    "start stop, early lat, befor after, min max, first last, upper lower, remote office, "
-    "lik hat, lov hat, prefer avoid, accept reject, pass fail, weekday weekend"
-)
-ANTONYMS = {
-    word: other for pair in _PAIRS.split(", ") for word, other in (pair.split(), pair.split()[::-1])
-}
-"""Stems of words whose swap reverses a claim ("open" / "closed", "day" / "night")."""
-
-
 DIFFERENT_VALUE = "same claim, a different value"
 """The reason of a contradiction found as one slot filled differently, with no cue."""
 
@@ -86,6 +78,30 @@ class _Block:
         return f"{_words(self.old) or '∅'} → {_words(self.new) or '∅'}"
 
 
+FOLDS = frozenset({"repeat", "restatement", "paraphrase", "elaboration", "reworded"})
+"""Verdicts that fold the new statement into the old memory: it is kept only as a note."""
+
+
+def kept_apart(old: str, new: str) -> Judgement | None:
+    """The verdict for two statements that would fold but fill a slot differently
+    (`slots.differing_slot`); None when they agree on every slot.
+
+    A fold would lose a claim, so both are kept: as an update when the new one
+    announces a change, as a conflict when both claim the present about one subject,
+    else as two memories ("only" narrows a claim without denying it)."""
+    a, b = read(old), read(new)
+    slot = differing_slot(a, b)
+    if slot is None:
+        return None
+    same_subject = _same_subject(a, b)
+    cue = b.cue if b.cue and b.cue != a.cue else None
+    if cue is not None and same_subject:
+        return Judgement("update", f"a change is announced ('{cue}'): {slot.describe()}")
+    if same_subject and slot.kind != "scope":
+        return Judgement("contradiction", f"{slot.describe()}, so not folded")
+    return Judgement("distinct", f"{slot.describe()}, so not folded")
+
+
 def judge_offline(old: str, new: str) -> Judgement:
     a, b = read(old), read(new)
     if a.wording == b.wording:
@@ -101,7 +117,7 @@ def judge_offline(old: str, new: str) -> Judgement:
     names = {t.text for t in (*a.tokens, *b.tokens) if t.value}
     substitutions = [blk for blk in blocks if _is_substitution(blk, a, b)]
     cue = b.cue if b.cue and b.cue != a.cue else None
-    slot = _one_slot(blocks, substitutions, names)
+    slot = _one_slot(blocks, substitutions, names) or _anchored_value(a, b, names)
     announced = cue is not None and _same_subject(a, b)
     if announced:
         changed = slot or _changed_value(a, b, blocks, substitutions, names, negation_flips)
@@ -128,6 +144,8 @@ def judge_offline(old: str, new: str) -> Judgement:
     for blk in substitutions:
         if all(t.subject and not t.verb for t in (*blk.old, *blk.new)):
             return Judgement("distinct", f"another subject: {blk.describe()}")
+    if len(blocks) == 1 and _one_verb_for_another(blocks[0]):
+        return Judgement("reworded", f"one verb for another: {blocks[0].describe()}")
     added = [t for t in b.tokens if t.text in certain and t.text not in a.texts]
     if added:
         return Judgement("elaboration", f"names what the old does not ({_listed(added)})")
@@ -232,6 +250,49 @@ def _one_slot(blocks: list[_Block], substitutions: list[_Block], names: set[str]
     return "; ".join(x.describe() for x in substitutions)
 
 
+def _one_verb_for_another(block: _Block) -> bool:
+    """The only difference is one verb for another: "talks to" / "reaches" restates,
+    "I cycle to work" / "I drive to work" does not, and only the embeddings can tell
+    (the write path asks them for as much agreement as for an elaboration)."""
+    return len(block.old) == len(block.new) == 1 and block.old[0].verb and block.new[0].verb
+
+
+ANCHOR = 2
+"""Words either side of a value that say what it measures ("page 200", "for 6 months")."""
+
+
+def _anchored_value(a: Statement, b: Statement, names: set[str]) -> str:
+    """A value replaced by another of its kind in the same place of the claim, however
+    much else the two sentences say: "using my Fitbit for 6 months now, and it helps me
+    stay on track" / "using my Fitbit for 9 months now". The same place is a word next
+    to both values ("page", "fitbit", "each day"), which a value merely mentioned
+    elsewhere does not share. Only measures (numbers, amounts, times, dates): a name
+    in another place of the sentence is often another role. And the subject must not
+    be replaced ("the staging cluster has 3 nodes" is another fact than "the
+    production cluster has 12 nodes")."""
+    if a.person != b.person or (_subject(a) - set(b.texts) and _subject(b) - set(a.texts)):
+        return ""
+    for old in a.tokens:
+        if "=" not in old.text or old.text in b.texts:
+            continue
+        for new in b.tokens:
+            if "=" in new.text and new.text not in a.texts:
+                kinds = _value_kinds((old,), names) & _value_kinds((new,), names)
+                if kinds and _context(a, old) & _context(b, new):
+                    return f"{_words([old])} → {_words([new])}"
+    return ""
+
+
+def _context(statement: Statement, value: Token) -> set[str]:
+    index = statement.tokens.index(value)
+    near = statement.tokens[max(0, index - ANCHOR) : index + ANCHOR + 1]
+    return {t.text for t in near if "=" not in t.text and t is not value}
+
+
+def _subject(statement: Statement) -> set[str]:
+    return {t.text for t in statement.tokens if t.subject}
+
+
 def _value_kinds(tokens: tuple[Token, ...], names: set[str]) -> frozenset[str]:
     """Kinds of the values among `tokens`: "when" (a time, day, date, month or part of
     the day: a schedule moves between them), "number", "time", …, "name"."""
@@ -249,24 +310,18 @@ def _antonyms(block: _Block) -> bool:
     """A short slot whose words swap for their opposites ("closed" → "open")."""
     if len(block.old) > 2 or len(block.new) > 2:
         return False
-    old = {_bare(t) for t in block.old}
-    return any(ANTONYMS.get(_bare(t), "") in old for t in block.new)
+    return any(opposite(bare(old), bare(new)) for old in block.old for new in block.new)
 
 
 def _opposed(blocks: list[_Block]) -> str:
     """An opposite pair anywhere among the words that differ ("short" … "long")."""
-    removed = {_bare(t): t for blk in blocks for t in blk.old}
+    removed = [t for blk in blocks for t in blk.old]
     for blk in blocks:
         for t in blk.new:
-            old = removed.get(ANTONYMS.get(_bare(t), ""))
-            if old is not None:
-                return f"{_words([old])} → {_words([t])}"
+            for old in removed:
+                if opposite(bare(old), bare(t)):
+                    return f"{_words([old])} → {_words([t])}"
     return ""
-
-
-def _bare(token: Token) -> str:
-    """The word of a token, without the kind of a value ("period=night" → "night")."""
-    return token.text.rpartition("=")[2]
 
 
 def _mostly_shared(blocks: list[_Block], shared: int) -> bool:

@@ -35,6 +35,8 @@ _NUMBER_WORDS = {
     "sixty": 60,
     "ninety": 90,
     "dozen": 12,
+    "twice": 2,
+    "thrice": 3,
 }
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {

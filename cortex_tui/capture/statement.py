@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal
 
 from cortex_tui.capture.annotate import KNOWN_TOOLS
 from cortex_tui.capture.quantities import AMBIGUOUS_UNITS, read_value
 
 _CONTRACTIONS = (
     (re.compile(r"\bwon't\b", re.I), "will not"),
-    (re.compile(r"\bcan't\b", re.I), "can not"),
+    (re.compile(r"\bcan't\b|\bcannot\b", re.I), "can not"),
     (re.compile(r"\bshan't\b", re.I), "shall not"),
     (re.compile(r"n't\b", re.I), " not"),
     (re.compile(r"'re\b", re.I), " are"),
@@ -90,6 +91,39 @@ _STOP = frozenset(
 claim but never distinguish a fact from its rival.)"""
 
 _ARTICLES = frozenset({"a", "an", "the"})
+Modality = Literal["required", "advised", "permitted", "able"]
+"""How a statement holds its claim: as a rule, advice, a permission or an ability."""
+_MODALS: tuple[tuple[re.Pattern[str], Modality], ...] = (
+    (
+        re.compile(
+            r"\b(?:must|shall|mandatory|obligatory|required to|(?:has|have|had|need|needs) to|"
+            r"(?:is|are) required)\b"
+        ),
+        "required",
+    ),
+    (re.compile(r"\b(?:should|ought to|recommended|encouraged|preferably)\b"), "advised"),
+    (
+        re.compile(
+            r"\b(?:may|might|optional|optionally|allowed to|permitted to|free to|"
+            r"(?:is|are) allowed|(?:is|are) permitted)\b"
+        ),
+        "permitted",
+    ),
+    (re.compile(r"\b(?:can|could|able to)\b"), "able"),
+)
+"""Strongest first: "you must, but may…" reads as required. "Never" is a negation."""
+Frequency = Literal["always", "usually", "sometimes", "rarely"]
+_FREQUENCIES: tuple[tuple[re.Pattern[str], Frequency], ...] = (
+    (re.compile(r"\b(?:always|every time|without exception|invariably)\b"), "always"),
+    (re.compile(r"\b(?:usually|mostly|generally|normally|typically|often)\b"), "usually"),
+    (re.compile(r"\b(?:sometimes|occasionally|at times|now and then)\b"), "sometimes"),
+    (re.compile(r"\b(?:rarely|seldom|hardly ever)\b"), "rarely"),
+)
+DENIALS = re.compile(r"\b(?:not|never|no|nobody|nothing|none|neither|nor)\b")
+CONTRASTS = re.compile(r"(?:[,;(]\s*(?:and |but )?|\bbut )not\b|\bnot (?:only|just|merely)\b")
+"""A "not" that sets an alternative aside ("TypeScript, not JavaScript") denies nothing."""
+EXCLUSIVE = re.compile(r"\b(?:only|solely|exclusively|nothing but|no one but|nobody but)\b")
+"""A claim that shuts out every alternative ("only admins can delete")."""
 _PERSONS = frozenset({"i", "we", "you", "he", "she", "they"})
 ADDITIVE = re.compile(r"\b(also|too|as well|another|additionally|in addition|besides)\b", re.I)
 """A statement that adds to what is known ("Redis also backs the rate limiter")."""
@@ -181,6 +215,13 @@ class Statement:
     person: str | None
     """The pronoun the statement opens with ("we", "i"): its subject when it has no
     other."""
+    denies: bool = False
+    """The claim itself is negated ("we do not deploy on Fridays"), not merely a word
+    qualified ("answers without preamble") or an alternative set aside ("TypeScript,
+    not JavaScript")."""
+    modality: Modality | None = None
+    frequency: Frequency | None = None
+    exclusive: bool = False
 
     @property
     def texts(self) -> list[str]:
@@ -239,13 +280,19 @@ def read(text: str) -> Statement:
         for part in canonical.split():
             tokens.append(Token(stem(part), name, subject, verb and not name, guessed, shown=word))
         first_word = False
+    sentence = " ".join(lowered)
+    claim = CONTRASTS.sub(" ", expanded.lower())
     return Statement(
         tokens=tuple(tokens),
         negated=negated,
+        denies=bool(DENIALS.search(claim)),
         cue=cues[0] if cues else None,
         additive=bool(ADDITIVE.search(expanded)),
         wording=frozenset(lowered) - _ARTICLES,
         person=lowered[0] if lowered and lowered[0] in _PERSONS else None,
+        modality=next((name for pattern, name in _MODALS if pattern.search(sentence)), None),
+        frequency=next((name for pattern, name in _FREQUENCIES if pattern.search(sentence)), None),
+        exclusive=bool(EXCLUSIVE.search(sentence)),
     )
 
 

@@ -1,7 +1,10 @@
 """The write path's judge: the rules first, a second opinion on close calls only.
 
 The rules (`capture/contradiction.py`) read each pair's structure and the embeddings
-settle their softer verdicts. Where the two disagree or a verdict sits near its threshold
+settle their softer verdicts. A fold (a repeat or a restatement, folded into the old
+memory) is the last resort: it stands only when both statements agree on every slot —
+values, negation, modality, scope, polarity — whoever proposed it. Where the rules and
+the embeddings disagree or a verdict sits near its threshold
 (`capture/ambiguity.py`), a configured pair model (`capture/pair_model.py`) and then a
 configured LLM (`capture/judge.py`) may settle the call. Each is optional and each can
 fail; a failure, a timeout or an unsure answer leaves the rules' decision, and the reason
@@ -17,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cortex_tui.capture.ambiguity import close_call
-from cortex_tui.capture.contradiction import Judgement, Verdict, judge_offline
+from cortex_tui.capture.contradiction import FOLDS, Judgement, Verdict, judge_offline, kept_apart
 from cortex_tui.capture.judge import JudgeLabel, judge_with_llm
 from cortex_tui.capture.pair_model import PairModel
 from cortex_tui.capture.statement import read
@@ -77,7 +80,19 @@ class WriteJudge:
         return StatementBudget(llm_calls=self._config.judge_max_calls)
 
     def rule(self, old: str, new: str, similarity: float, budget: StatementBudget) -> Ruling:
-        """How `new` relates to the stored `old`, at this cosine."""
+        """How `new` relates to the stored `old`, at this cosine: whoever decides, a fold
+        stands only when the two agree on every slot (`capture/slots.py`)."""
+        ruling = self._rule(old, new, similarity, budget)
+        if ruling.judgement.verdict not in FOLDS:
+            return ruling
+        apart = kept_apart(old, new)
+        if apart is None:
+            return ruling
+        if ruling.judge != RULES_JUDGE:
+            apart = Judgement(apart.verdict, f"{apart.reason}; {ruling.judge} would fold it")
+        return Ruling(apart, RULES_JUDGE, ruling.close_call)
+
+    def _rule(self, old: str, new: str, similarity: float, budget: StatementBudget) -> Ruling:
         raw = self._rules(old, new)
         settled = self._settle(raw, similarity)
         close = close_call(raw, similarity, self._config)
@@ -99,6 +114,7 @@ class WriteJudge:
         bands: dict[str, tuple[Verdict, float, str]] = {
             "change": ("update", config.change_threshold, "close in meaning"),
             "elaboration": ("paraphrase", config.elaborate_threshold, "close in meaning"),
+            "reworded": ("paraphrase", config.elaborate_threshold, "close in meaning"),
             "paraphrase": ("paraphrase", config.restate_threshold, ""),
         }
         if judgement.verdict not in bands:

@@ -29,6 +29,8 @@ class Pair(BaseModel):
     phrasing: str | None = None
     old_at: UtcDatetime | None = None
     new_at: UtcDatetime | None = None
+    source: str | None = None
+    """Where a pair not written for cortex-tui comes from (dataset, licence, item)."""
 
 
 class PairsDataset(BaseModel):

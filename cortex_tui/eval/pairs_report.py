@@ -16,6 +16,9 @@ from cortex_tui.eval.pairs_dataset import LABELS
 from cortex_tui.eval.pairs_runner import PairOutcome, PairsRun
 
 ALL = "all"
+FOLDED: frozenset[str] = frozenset({"duplicate", "reinforce"})
+"""Decisions that fold the new statement into the old memory. Folding a pair labelled
+anything else loses a claim: the one error the write path must never make."""
 
 
 def _figures(outcomes: Sequence[PairOutcome]) -> dict[str, Any]:
@@ -36,6 +39,7 @@ def _figures(outcomes: Sequence[PairOutcome]) -> dict[str, Any]:
     return {
         "pairs": len(outcomes),
         "correct": correct,
+        "folds": sum(o.decided in FOLDED and o.expected not in FOLDED for o in outcomes),
         "accuracy": round(correct / len(outcomes), 4) if outcomes else None,
         "classes": classes,
         "confusion": confusion,
@@ -100,18 +104,23 @@ def _percent(value: float | None) -> str:
 
 
 def _part_table(data: dict[str, Any]) -> list[str]:
-    head = f"{data['dataset'] + ' (' + data['variant'] + ')':<32} {'pairs':>6} {'accuracy':>9}"
+    name = data["dataset"] + " (" + data["variant"] + ")"
+    head = f"{name:<32} {'pairs':>6} {'accuracy':>9} {'folds':>6}"
     lines = [head + "".join(f" {label[:13]:>13}" for label in LABELS)]
-    lines.append(f"{'':<32} {'':>6} {'':>9}" + "".join(f" {'P / R':>13}" for _ in LABELS))
+    lines.append(f"{'':<32} {'':>6} {'':>9} {'':>6}" + "".join(f" {'P / R':>13}" for _ in LABELS))
     for part, figures in data["parts"].items():
         cells = "".join(
             f" {_percent(c['precision']):>6}/{_percent(c['recall']):<6}"
             for c in figures["classes"].values()
         )
         lines.append(
-            f"  {part:<30} {figures['pairs']:>6} {_percent(figures['accuracy']):>9}{cells}"
+            f"  {part:<30} {figures['pairs']:>6} {_percent(figures['accuracy']):>9}"
+            f" {figures['folds']:>6}{cells}"
         )
-    lines.append("P / R: precision / recall of each class, %")
+    lines.append(
+        "folds: pairs of different claims (labelled update, contradiction or new) folded "
+        "into one memory; P / R: precision / recall of each class, %"
+    )
     return lines
 
 

@@ -41,6 +41,26 @@ def test_one_value_written_two_ways_reads_the_same(one: str, other: str) -> None
         ("I prefer tabs over spaces.", "I prefer spaces over tabs.", "contradiction"),
         ("The web app uses React.", "The mobile app uses Flutter.", "distinct"),
         ("Redis holds the sessions.", "Redis also holds the rate limits.", "distinct"),
+        # a measure changed in a long sentence: the word beside it says it is the same one
+        (
+            "I have been dedicating about an hour each day to coding exercises, which helps.",
+            "I have been dedicating about two hours each day to coding exercises lately.",
+            "update",
+        ),
+        (
+            "I've used my Fitbit for 6 months now, and it keeps me on track with my steps.",
+            "I just realized I've used my Fitbit for 9 months now.",
+            "contradiction",
+        ),
+        (
+            "I'm on episode 10 of the series.",
+            "I just finished 50 episodes of the series.",
+            "contradiction",
+        ),
+        # … but another subject with another measure is another fact
+        ("The production cluster has 12 nodes.", "The staging cluster has 3 nodes.", "distinct"),
+        ("Each worker pod gets 2 CPU cores.", "Each API pod gets 1 CPU core.", "distinct"),
+        ("We have met twice.", "We have met three times.", "contradiction"),
     ],
 )
 def test_structure_decides(old: str, new: str, verdict: str) -> None:
