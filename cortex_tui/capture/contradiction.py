@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from cortex_tui.capture.slots import bare, differing_slot, opposite
+from cortex_tui.capture.slots import bare, differing_slot, opposed_terms, opposite
 from cortex_tui.capture.statement import Statement, Token, read
 
 Verdict = Literal[
@@ -109,7 +109,7 @@ def judge_offline(old: str, new: str) -> Judgement:
             return Judgement("contradiction", "the same words in reverse order")
         return Judgement("repeat", "the same words")
     blocks, shared = _align(a, b)
-    negation_flips = a.negated != b.negated
+    negation_flips = a.denies != b.denies
     if not blocks and not negation_flips:
         return Judgement("restatement", "the same claim, worded differently")
     if not shared:
@@ -120,7 +120,7 @@ def judge_offline(old: str, new: str) -> Judgement:
     slot = _one_slot(blocks, substitutions, names) or _anchored_value(a, b, names)
     announced = cue is not None and _same_subject(a, b)
     if announced:
-        changed = slot or _changed_value(a, b, blocks, substitutions, names, negation_flips)
+        changed = slot or _changed_value(a, b, substitutions, names, negation_flips)
         if changed:
             return Judgement("update", f"a change is announced ('{cue}'): {changed}")
     if negation_flips and (slot or not substitutions) and _mostly_shared(blocks, shared):
@@ -129,7 +129,7 @@ def judge_offline(old: str, new: str) -> Judgement:
         return Judgement("contradiction", "one statement negates the other")
     if slot and not b.additive:
         return Judgement("contradiction", f"{DIFFERENT_VALUE}: {slot}")
-    opposed = _opposed(blocks)
+    opposed = _opposed(a, b)
     if opposed and _same_subject(a, b) and shared >= 2 and not b.additive:
         return Judgement("contradiction", f"opposite claims: {opposed}")
     if announced:
@@ -155,7 +155,6 @@ def judge_offline(old: str, new: str) -> Judgement:
 def _changed_value(
     a: Statement,
     b: Statement,
-    blocks: list[_Block],
     substitutions: list[_Block],
     names: set[str],
     flips: bool,
@@ -171,7 +170,7 @@ def _changed_value(
     for blk in substitutions:
         if _value_kinds(blk.old, names) & _value_kinds(blk.new, names):
             return blk.describe()
-    opposed = _opposed(blocks)
+    opposed = _opposed(a, b)
     if opposed:
         return opposed
     claim = [t.text for t in a.tokens if not t.verb and t.text not in names]
@@ -211,8 +210,7 @@ def _same_subject(a: Statement, b: Statement) -> bool:
     """The new statement is about what the old one is about: they share a subject word,
     open with the same pronoun ("we…" / "we…"), or, when one of them has no subject
     before its verb ("Use…"), share two words of the claim."""
-    subject_a = {t.text for t in a.tokens if t.subject}
-    subject_b = {t.text for t in b.tokens if t.subject}
+    subject_a, subject_b = _subject(a), _subject(b)
     words_a, words_b = set(a.texts), set(b.texts)
     if subject_a & words_b or subject_b & words_a:
         return True
@@ -313,15 +311,10 @@ def _antonyms(block: _Block) -> bool:
     return any(opposite(bare(old), bare(new)) for old in block.old for new in block.new)
 
 
-def _opposed(blocks: list[_Block]) -> str:
+def _opposed(a: Statement, b: Statement) -> str:
     """An opposite pair anywhere among the words that differ ("short" … "long")."""
-    removed = [t for blk in blocks for t in blk.old]
-    for blk in blocks:
-        for t in blk.new:
-            for old in removed:
-                if opposite(bare(old), bare(t)):
-                    return f"{_words([old])} → {_words([t])}"
-    return ""
+    terms = opposed_terms(a, b)
+    return f"{terms[0]} → {terms[1]}" if terms else ""
 
 
 def _mostly_shared(blocks: list[_Block], shared: int) -> bool:

@@ -41,7 +41,7 @@ _PAIRS = (
     "love hate, like dislike, prefer avoid, weekday weekend, increase decrease, raise lower, "
     "more less, more fewer, higher lower, faster slower, better worse, bigger smaller, "
     "larger smaller, up down, true false, sequential parallel, serial parallel, "
-    "serially parallel, manual automatic, manually automatically, static dynamic, "
+    "concurrent sequential, manual automatic, static dynamic, "
     "strict lenient, strict loose, internal external, inbound outbound, read write, "
     "import export, push pull, online offline, hot cold, cheap expensive, fast slow, "
     "hard soft, same different, agree disagree, trust distrust"
@@ -160,7 +160,7 @@ def _negation_and_polarity(old: Statement, new: Statement) -> SlotDifference | N
     """A negation on one side only, or opposite terms among the words that differ; the
     two together cancel ("not public" restates "private")."""
     flipped = old.denies != new.denies
-    opposed = _opposed(old, new)
+    opposed = opposed_terms(old, new)
     if flipped and opposed is None:
         return SlotDifference(
             "negation",
@@ -172,7 +172,9 @@ def _negation_and_polarity(old: Statement, new: Statement) -> SlotDifference | N
     return None
 
 
-def _opposed(old: Statement, new: Statement) -> tuple[str, str] | None:
+def opposed_terms(old: Statement, new: Statement) -> tuple[str, str] | None:
+    """An opposite pair among the words one statement has and the other lacks, as
+    written ("closed", "open"); a word merely moved elsewhere is no difference."""
     old_counts, new_counts = Counter(map(bare, old.tokens)), Counter(map(bare, new.tokens))
     gone = [t for t in old.tokens if old_counts[bare(t)] > new_counts[bare(t)]]
     came = [t for t in new.tokens if new_counts[bare(t)] > old_counts[bare(t)]]

@@ -1,5 +1,5 @@
 """One statement read as the write path needs it: subject, the words of its claim, its
-values, whether it is negated and whether it announces a change.
+values, whether it denies its claim and whether it announces a change.
 
 A comparison of raw words confuses form with meaning: "isn't" and "is not", "PostgreSQL"
 and "Postgres", "2 pm" and "14:00" differ as words and mean the same. Reading reduces each
@@ -206,7 +206,10 @@ class Token:
 @dataclass(frozen=True, slots=True)
 class Statement:
     tokens: tuple[Token, ...]
-    negated: bool
+    denies: bool
+    """The claim itself is negated ("we do not deploy on Fridays"), not merely a word
+    qualified ("answers without preamble") or an alternative set aside ("TypeScript,
+    not JavaScript")."""
     cue: str | None
     additive: bool
     wording: frozenset[str]
@@ -215,10 +218,6 @@ class Statement:
     person: str | None
     """The pronoun the statement opens with ("we", "i"): its subject when it has no
     other."""
-    denies: bool = False
-    """The claim itself is negated ("we do not deploy on Fridays"), not merely a word
-    qualified ("answers without preamble") or an alternative set aside ("TypeScript,
-    not JavaScript")."""
     modality: Modality | None = None
     frequency: Frequency | None = None
     exclusive: bool = False
@@ -249,7 +248,6 @@ def read(text: str) -> Statement:
     raw = [_singular_acronym(w) for w in _split_glued(_TOKEN.findall(expanded))]
     lowered = [w.lower() for w in raw]
     tokens: list[Token] = []
-    negated = False
     verb_seen = False
     index = 0
     first_word = True
@@ -263,8 +261,7 @@ def read(text: str) -> Statement:
             first_word = False
             continue
         index += 1
-        if lower in NEGATIONS:
-            negated = True
+        if lower in NEGATIONS:  # read as `denies`, from the whole sentence
             continue
         verb = bool(_VERB.match(lower))
         subject = not verb_seen and not verb
@@ -284,7 +281,6 @@ def read(text: str) -> Statement:
     claim = CONTRASTS.sub(" ", expanded.lower())
     return Statement(
         tokens=tuple(tokens),
-        negated=negated,
         denies=bool(DENIALS.search(claim)),
         cue=cues[0] if cues else None,
         additive=bool(ADDITIVE.search(expanded)),

@@ -12,6 +12,10 @@ fold into it.
 - the same claim in other words → **reinforced**;
 - anything else → a new memory.
 
+A fold (duplicate or reinforced) stands only when both statements agree on every slot
+— values, negation, modality, scope, polarity (`capture/slots.py`) — whoever proposed
+it: a fold would keep the old words alone and lose the newer claim.
+
 A correction by the person ("No, use pnpm, not npm") says which claim holds: what it
 contradicts is updated, never left beside it as a conflict, and a neighbour close in
 meaning that states what it names as wrong is updated too.

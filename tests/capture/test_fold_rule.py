@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import httpx2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +17,8 @@ from cortex_tui.config import WritePathConfig
 from cortex_tui.engine.judging import WriteJudge
 from cortex_tui.llm.anthropic_client import AnthropicClient
 from cortex_tui.models import RULES_JUDGE
+from tests.engine.test_write_judge import claude
+from tests.llm.conftest import Script
 from tests.llm.test_anthropic_judge import tool_answer
 
 Pair = tuple[str, str]
@@ -257,21 +258,14 @@ def test_the_same_claim_in_other_forms_still_folds() -> None:
         ("Explain the why, not just the what.", "Explain the why not just the what."),
         ("Admins can delete projects.", "Admins may delete projects."),
     ]
+    judge = WriteJudge(WritePathConfig(), rules=_folds_everything)
     for old, new in same:
         assert differing_slot(read(old), read(new)) is None, (old, new)
+        assert judge.rule(old, new, 0.99, judge.budget()).judgement.verdict == "repeat"
 
 
 def _claude_says(label: str) -> AnthropicClient:
-    answer = tool_answer({"label": label, "reason": "The same rule."})
-
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, json=answer)
-
-    return AnthropicClient(
-        api_key="sk-ant-test",
-        retries=0,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
-    )
+    return claude(Script([(200, tool_answer({"label": label, "reason": "The same rule."}))]))
 
 
 def test_an_llm_that_would_fold_two_claims_is_overruled() -> None:
