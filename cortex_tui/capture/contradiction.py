@@ -24,13 +24,13 @@ one of:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
+from cortex_tui.capture.rename import find_rename
 from cortex_tui.capture.slots import bare, differing_slot, opposed_terms, opposite
 from cortex_tui.capture.statement import Statement, Token, read
 
@@ -47,7 +47,6 @@ Verdict = Literal[
 ]
 
 WHEN = frozenset({"clock", "day", "period", "date", "month"})
-RENAME = re.compile(r"renam|rebrand|called|named")
 ORDERED = frozenset({"over", "than", "instead", "before", "after", "from", "to", "not"})
 """Words that make order matter: "tabs over spaces" is not "spaces over tabs", nor
 "Postgres, not MySQL" "MySQL, not Postgres"."""
@@ -120,7 +119,8 @@ def judge_offline(old: str, new: str) -> Judgement:
     slot = _one_slot(blocks, substitutions, names) or _anchored_value(a, b, names)
     announced = cue is not None and _same_subject(a, b)
     if announced:
-        changed = slot or _changed_value(a, b, substitutions, names, negation_flips)
+        renamed = find_rename(old, new)
+        changed = slot or _changed_value(a, b, substitutions, names, negation_flips, renamed)
         if changed:
             return Judgement("update", f"a change is announced ('{cue}'): {changed}")
     if negation_flips and (slot or not substitutions) and _mostly_shared(blocks, shared):
@@ -158,17 +158,21 @@ def _changed_value(
     substitutions: list[_Block],
     names: set[str],
     flips: bool,
+    renamed: tuple[str, str] | None,
 ) -> str | None:
     """What an announced change changed, if the new statement changes the old claim:
-    a negation, a value of one kind replaced by another of that kind, or a new value
-    (a new owner, a new place) while the rest of the old claim stays."""
+    a negation, a rename of something the old statement names (`capture/rename.py`:
+    "the upstream team renamed a column" renames nothing a note on time zones names),
+    a value of one kind replaced by another of that kind, or a new value (a new owner,
+    a new place) while the rest of the old claim stays."""
     if flips:
         return "negated"
     fresh = [t for t in b.tokens if not t.verb and t.text not in a.texts]
-    if RENAME.search(b.cue or "") and fresh:
-        return "renamed to " + _listed(fresh)
+    if renamed is not None:
+        return f"renamed to {renamed[1]}"
     for blk in substitutions:
-        if _value_kinds(blk.old, names) & _value_kinds(blk.new, names):
+        short = len(blk.old) <= MAX_SLOT and len(blk.new) <= MAX_SLOT
+        if short and _value_kinds(blk.old, names) & _value_kinds(blk.new, names):
             return blk.describe()
     opposed = _opposed(a, b)
     if opposed:
@@ -177,9 +181,6 @@ def _changed_value(
     kept = [w for w in claim if w in b.texts]
     if fresh and len(kept) * 2 >= len(claim):
         return "new value " + _listed(fresh)
-    gone = [t for t in a.tokens if t.value and t.text not in b.texts]
-    if fresh and gone and len({t.text for t in gone}) == len(a.values):
-        return f"{_listed(gone)} → {_listed(fresh)}"
     return None
 
 

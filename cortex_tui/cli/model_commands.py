@@ -13,6 +13,7 @@ from typing import Any
 
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
+from cortex_tui.embed.calibration import THRESHOLDS, forget, remember, stored
 from cortex_tui.embed.catalogue import (
     DEFAULT_MODEL,
     PACKAGED_EMBEDDER,
@@ -22,6 +23,7 @@ from cortex_tui.embed.catalogue import (
     installed,
     remove,
 )
+from cortex_tui.embed.factory import make_embedder
 from cortex_tui.errors import InvalidInputError
 
 
@@ -64,10 +66,14 @@ def cmd_model(ctx: CommandContext) -> int:
 
 def _add(ctx: CommandContext) -> int:
     from cortex_tui.embed.convert.build import build_folder
+    from cortex_tui.engine.calibration import fit
 
     a = ctx.args
+    models_dir = ctx.settings.models_path
     built = build_folder(Path(a.path), a.name, a.precision)
-    manifest = install(ctx.settings.models_path, built, replace=a.replace)
+    manifest = install(models_dir, built, replace=a.replace)
+    config = ctx.settings.embedder.model_copy(update={"kind": "onnx", "model": manifest.name})
+    thresholds = remember(models_dir, fit(make_embedder(config, models_dir)))
     lines = [
         f"added {manifest.name}: {manifest.architecture}, {manifest.dimension}-d, "
         f"{manifest.precision}, {manifest.pooling} pooling, up to {manifest.max_tokens} "
@@ -77,6 +83,11 @@ def _add(ctx: CommandContext) -> int:
             f"; int8 at cosine ≥ {manifest.quantised_cosine:.3f} of fp32"
             if manifest.quantised_cosine is not None
             else ""
+        ),
+        "write-path thresholds for its cosines: "
+        + ", ".join(
+            f"{name.removesuffix('_threshold')} {getattr(thresholds, name):.2f}"
+            for name in THRESHOLDS
         ),
         f"move this store to it: cortex-tui reembed --to {manifest.name}",
     ]
@@ -95,7 +106,12 @@ def _list(ctx: CommandContext) -> int:
         _row(PACKAGED_MODEL, f"the packaged file as it ships ({PACKAGED_EMBEDDER})", dim=384)
     )
     for name, manifest in added.items():
-        rows.append(_row(name, manifest.source, manifest, _size(models_dir / name)))
+        row = _row(name, manifest.source, manifest, _size(models_dir / name))
+        calibration = stored(models_dir, manifest.embedder)
+        row["write_thresholds"] = (
+            calibration.model_dump(exclude={"embedder"}) if calibration is not None else None
+        )
+        rows.append(row)
     for row in rows:
         row["in_use"] = row["name"] == in_use
     lines = [f"models folder: {models_dir}"]
@@ -133,6 +149,7 @@ def _remove(ctx: CommandContext) -> int:
             "first (cortex-tui reembed --to MODEL)"
         )
     manifest = remove(ctx.settings.models_path, name)
+    forget(ctx.settings.models_path, manifest.embedder)
     ctx.emit(manifest, f"removed {name} ({manifest.embedder})")
     return 0
 

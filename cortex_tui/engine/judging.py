@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from cortex_tui.capture.ambiguity import close_call
 from cortex_tui.capture.contradiction import FOLDS, Judgement, Verdict, judge_offline, kept_apart
@@ -94,7 +95,7 @@ class WriteJudge:
 
     def _rule(self, old: str, new: str, similarity: float, budget: StatementBudget) -> Ruling:
         raw = self._rules(old, new)
-        settled = self._settle(raw, similarity)
+        settled = settle(raw, similarity, self._config)
         close = close_call(raw, similarity, self._config)
         if close is None:
             return Ruling(settled)
@@ -107,22 +108,6 @@ class WriteJudge:
         if notes:
             settled = Judgement(settled.verdict, f"{settled.reason} ({'; '.join(notes)})")
         return Ruling(settled, RULES_JUDGE, close)
-
-    def _settle(self, judgement: Judgement, similarity: float) -> Judgement:
-        """The verdict once the embeddings have had their say."""
-        config = self._config
-        bands: dict[str, tuple[Verdict, float, str]] = {
-            "change": ("update", config.change_threshold, "close in meaning"),
-            "elaboration": ("paraphrase", config.elaborate_threshold, "close in meaning"),
-            "reworded": ("paraphrase", config.elaborate_threshold, "close in meaning"),
-            "paraphrase": ("paraphrase", config.restate_threshold, ""),
-        }
-        if judgement.verdict not in bands:
-            return judgement
-        verdict, floor, note = bands[judgement.verdict]
-        if similarity < floor:
-            return Judgement("distinct", f"{judgement.reason}, but not close enough in meaning")
-        return Judgement(verdict, f"{judgement.reason}, {note}" if note else judgement.reason)
 
     def _pair_opinion(self, old: str, new: str, close: str, notes: list[str]) -> Ruling | None:
         model = self._pair_model
@@ -166,6 +151,36 @@ class WriteJudge:
             notes.append(f"{llm.name}: {failure}")
             return None
         return Ruling(Judgement(LLM_VERDICTS[answer.label], answer.reason), llm.name, close)
+
+
+class Bands(Protocol):
+    """The thresholds that settle the rules' softer verdicts (`WritePathConfig` has
+    them; a calibration tries others)."""
+
+    @property
+    def change_threshold(self) -> float: ...
+
+    @property
+    def elaborate_threshold(self) -> float: ...
+
+    @property
+    def restate_threshold(self) -> float: ...
+
+
+def settle(judgement: Judgement, similarity: float, bands: Bands) -> Judgement:
+    """The verdict once the embeddings have had their say."""
+    floors: dict[str, tuple[Verdict, float, str]] = {
+        "change": ("update", bands.change_threshold, "close in meaning"),
+        "elaboration": ("paraphrase", bands.elaborate_threshold, "close in meaning"),
+        "reworded": ("paraphrase", bands.elaborate_threshold, "close in meaning"),
+        "paraphrase": ("paraphrase", bands.restate_threshold, ""),
+    }
+    if judgement.verdict not in floors:
+        return judgement
+    verdict, floor, note = floors[judgement.verdict]
+    if similarity < floor:
+        return Judgement("distinct", f"{judgement.reason}, but not close enough in meaning")
+    return Judgement(verdict, f"{judgement.reason}, {note}" if note else judgement.reason)
 
 
 def write_judge(settings: Settings, llm: LLMClient | None) -> WriteJudge:

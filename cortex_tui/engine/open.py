@@ -12,6 +12,7 @@ from cortex_tui.embed.catalogue import DEFAULT_MODEL, PACKAGED_EMBEDDER, package
 from cortex_tui.embed.factory import Loadable, make_embedder
 from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.embed.query_cache import QueryCache
+from cortex_tui.engine.calibration import calibrated
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.reembed_sites import recover_interrupted
 from cortex_tui.errors import EmbedderMismatchError
@@ -35,6 +36,9 @@ def open_engine(
     reported before any write. One mismatch is not an error: a store made with the
     packaged MiniLM file, when the configured model is the default MiniLM, keeps that
     file (its vectors stay as they are) and its recalls say how to move on.
+
+    The write path's thresholds are the embedder's own (`engine/calibration.py`): a
+    model other than the default is never judged with the default's cosines.
 
     Whatever under the home (and the store) other users could read is made private
     first (`private.tighten`).
@@ -79,6 +83,9 @@ def open_engine(
         except BaseException:
             store.close()
             raise
+    write = calibrated(settings.write, chosen, settings.models_path)
+    if write is not settings.write:
+        settings = settings.model_copy(update={"write": write})
     if cache_queries:
         chosen = QueryCache(chosen)
     return LocalEngine(settings, store, chosen, clock, llm, notices=notices)

@@ -25,12 +25,22 @@ def test_add_list_and_remove(cli: Cli, tmp_path: Path) -> None:
     assert added.code == 0, added.err
     assert "added tiny-mpnet: mpnet, 32-d, int8, mean pooling" in added.out
     assert "cortex-tui reembed --to tiny-mpnet" in added.out
+    assert "write-path thresholds for its cosines: duplicate " in added.out
 
     listed = json.loads(cli("model", "list", "--json").out)
     by_name = {row["name"]: row for row in listed}
     assert by_name["all-MiniLM-L6-v2"]["in_use"] is True
     assert by_name["tiny-mpnet"]["dimension"] == 32
     assert by_name["tiny-mpnet"]["embedder"].startswith("onnx:tiny-mpnet@int8:")
+    thresholds = by_name["tiny-mpnet"]["write_thresholds"]
+    assert set(thresholds) == {
+        "duplicate_threshold",
+        "related_threshold",
+        "restate_threshold",
+        "elaborate_threshold",
+        "change_threshold",
+    }
+    assert 0 < thresholds["related_threshold"] <= thresholds["duplicate_threshold"] <= 1
 
     again = cli("model", "add", str(folder))
     assert again.code == 2 and "--replace" in again.err

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from cortex_tui.config import WritePathConfig
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import (
     ConflictStatus,
@@ -237,8 +238,11 @@ def test_people_are_found_by_first_name_in_the_graph_channel(engine: LocalEngine
 
 
 def test_a_candidate_outside_the_lexical_top_list_gets_its_real_bm25(engine: LocalEngine) -> None:
-    strong = remember(engine, "staging reset staging reset schedule for the staging cluster")
-    weak = remember(engine, "the staging cluster lives in eu-central")
+    # the default model's thresholds: the hashing embedder's own fold the two loosely
+    # worded staging notes into one, and this test needs both
+    writer = engine.with_settings(engine.settings.model_copy(update={"write": WritePathConfig()}))
+    strong = remember(writer, "staging reset staging reset schedule for the staging cluster")
+    weak = remember(writer, "the staging cluster lives in eu-central")
     narrow = engine.settings.model_copy(deep=True)
     narrow.recall.lexical_candidates = 1
     ranked = engine.with_settings(narrow).recall(

@@ -1,0 +1,160 @@
+"""The write path's cosine thresholds for any embedding model: the calibration set they
+are fitted on, and where each model's are kept.
+
+The thresholds (`write.duplicate_threshold`, `related_threshold`, `restate_threshold`,
+`elaborate_threshold`, `change_threshold`) were set on the default model's cosines, and
+cosines of two models do not line up. The calibration set (`data/write-calibration.json`,
+the development pairs of the project's labelled corpus: repeats, restatements, updates,
+conflicts and unrelated facts) holds each pair's label and the default model's cosine;
+`engine/calibration.py` fits another model's thresholds on it.
+
+A calibration is kept in the models folder under the embedder's vector-space name (made
+by `model add`, or on the spot the first time another embedder is opened), so a model is
+never used with another model's numbers. The default MiniLM and its packaged file (the
+same weights) are the reference and keep the configured values.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+from bisect import bisect_left
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from cortex_tui.config import WritePathConfig
+from cortex_tui.embed.base import Embedder
+from cortex_tui.embed.catalogue import PACKAGED_EMBEDDER
+from cortex_tui.private import private_dir
+
+log = logging.getLogger(__name__)
+
+CALIBRATION_FILE = "write-calibration.json"
+REFERENCES = frozenset({"onnx:all-MiniLM-L6-v2@int8:8199be6f", PACKAGED_EMBEDDER})
+"""The default model and its packaged file (the same weights): the thresholds were set
+on their cosines. A test checks the calibration set records the first."""
+FOLDER = ".write-calibrations"
+"""Under the models folder; hidden, so the catalogue never reads it as a model."""
+THRESHOLDS = (
+    "duplicate_threshold",
+    "related_threshold",
+    "restate_threshold",
+    "elaborate_threshold",
+    "change_threshold",
+)
+
+
+Label = Literal["duplicate", "reinforce", "update", "contradiction", "new"]
+CalibrationPair = tuple[str, str, Label, float]
+"""Old statement, new statement, what the new one should become, the reference cosine."""
+
+
+class CalibrationSet(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    reference: str
+    """The embedder whose cosines `pairs` records (the default model)."""
+    pairs: list[CalibrationPair]
+
+
+class WriteCalibration(BaseModel):
+    """One model's write-path thresholds, and the embedder they were computed for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    embedder: str
+    duplicate_threshold: float
+    related_threshold: float
+    restate_threshold: float
+    elaborate_threshold: float
+    change_threshold: float
+
+
+@lru_cache(maxsize=1)
+def calibration_set() -> CalibrationSet:
+    text = files("cortex_tui.embed").joinpath("data", CALIBRATION_FILE).read_text()
+    return CalibrationSet.model_validate(json.loads(text))
+
+
+def pair_cosines(embedder: Embedder, pairs: Sequence[tuple[str, str, Label, float]]) -> list[float]:
+    """The embedder's cosine of each pair (its vectors are unit length)."""
+    texts = list(dict.fromkeys(text for old, new, _, _ in pairs for text in (old, new)))
+    vectors = embedder.embed(texts)
+    row = {text: vectors[index] for index, text in enumerate(texts)}
+    return [float(row[old] @ row[new]) for old, new, _, _ in pairs]
+
+
+def carried_by_rank(threshold: float, reference: list[float], mine: list[float]) -> float:
+    """The cosine at which `mine` reaches the rank `threshold` has in `reference`
+    (linear between neighbouring pairs), kept inside (0, 1]."""
+    rank = _rank(threshold, reference)
+    position = rank * (len(mine) - 1)
+    low = int(position)
+    high = min(low + 1, len(mine) - 1)
+    value = mine[low] + (mine[high] - mine[low]) * (position - low)
+    return round(min(1.0, max(1e-3, value)), 4)
+
+
+def _rank(threshold: float, ordered: list[float]) -> float:
+    """Where `threshold` falls among `ordered`, from 0 (below all) to 1 (above all)."""
+    if threshold <= ordered[0]:
+        return 0.0
+    if threshold >= ordered[-1]:
+        return 1.0
+    index = bisect_left(ordered, threshold)
+    below, above = ordered[index - 1], ordered[index]
+    fraction = (threshold - below) / (above - below) if above > below else 0.0
+    return (index - 1 + fraction) / (len(ordered) - 1)
+
+
+def default_thresholds() -> dict[str, float]:
+    return {name: WritePathConfig.model_fields[name].default for name in THRESHOLDS}
+
+
+def stored(models_dir: Path, embedder_name: str) -> WriteCalibration | None:
+    """The calibration kept for this vector space; an unreadable one is made again."""
+    path = _path(models_dir, embedder_name)
+    try:
+        calibration = WriteCalibration.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError):
+        return None
+    return calibration if calibration.embedder == embedder_name else None
+
+
+def remember(models_dir: Path, calibration: WriteCalibration) -> WriteCalibration:
+    """Keep `calibration` (written beside, then renamed: a crash leaves the old file or
+    none, never half of one); a models folder that cannot be written only costs a
+    calibration next time."""
+    folder = models_dir / FOLDER
+    staging: str | None = None
+    try:
+        private_dir(folder)
+        handle, staging = tempfile.mkstemp(dir=folder, prefix=".", suffix=".json")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(calibration.model_dump_json(indent=2))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(staging, _path(models_dir, calibration.embedder))
+    except OSError as exc:
+        log.warning(
+            "the write path's calibration for %s is not kept: %s", calibration.embedder, exc
+        )
+        if staging is not None:
+            Path(staging).unlink(missing_ok=True)
+    return calibration
+
+
+def forget(models_dir: Path, embedder_name: str) -> None:
+    _path(models_dir, embedder_name).unlink(missing_ok=True)
+
+
+def _path(models_dir: Path, embedder_name: str) -> Path:
+    return models_dir / FOLDER / (re.sub(r"[^A-Za-z0-9._-]", "_", embedder_name) + ".json")
