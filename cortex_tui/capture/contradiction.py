@@ -31,7 +31,13 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from cortex_tui.capture.rename import find_rename
-from cortex_tui.capture.slots import bare, differing_slot, opposed_terms, opposite
+from cortex_tui.capture.slots import (
+    bare,
+    differing_slot,
+    opposed_terms,
+    opposite,
+    shown_words,
+)
 from cortex_tui.capture.statement import Statement, Token, read
 
 Verdict = Literal[
@@ -74,7 +80,7 @@ class _Block:
         return bool(self.old) and bool(self.new)
 
     def describe(self) -> str:
-        return f"{_words(self.old) or '∅'} → {_words(self.new) or '∅'}"
+        return f"{shown_words(self.old) or '∅'} → {shown_words(self.new) or '∅'}"
 
 
 FOLDS = frozenset({"repeat", "restatement", "paraphrase", "elaboration", "reworded"})
@@ -96,6 +102,9 @@ def kept_apart(old: str, new: str) -> Judgement | None:
     cue = b.cue if b.cue and b.cue != a.cue else None
     if cue is not None and same_subject:
         return Judgement("update", f"a change is announced ('{cue}'): {slot.describe()}")
+    grown = _grown_total(a, b)
+    if grown and same_subject:
+        return Judgement("update", f"a running total grew: {grown}")
     if same_subject and slot.kind != "scope":
         return Judgement("contradiction", f"{slot.describe()}, so not folded")
     return Judgement("distinct", f"{slot.describe()}, so not folded")
@@ -127,6 +136,9 @@ def judge_offline(old: str, new: str) -> Judgement:
         if b.additive:
             return Judgement("distinct", "adds to the existing statement")
         return Judgement("contradiction", "one statement negates the other")
+    grown = _grown_total(a, b) if slot else ""
+    if grown:
+        return Judgement("update", f"a running total grew: {grown}")
     if slot and not b.additive:
         return Judgement("contradiction", f"{DIFFERENT_VALUE}: {slot}")
     opposed = _opposed(a, b)
@@ -138,7 +150,12 @@ def judge_offline(old: str, new: str) -> Judgement:
     parallel = [
         blk for blk in substitutions if len(blk.old) == len(blk.new) == 1 and not blk.old[0].verb
     ]
-    if any(_value_kinds(blk.old, certain) for blk in substitutions) or len(parallel) >= 2:
+    swapped = [blk for blk in substitutions if _content_swap(blk)]
+    if (
+        any(_value_kinds(blk.old, certain) for blk in substitutions)
+        or len(parallel) >= 2
+        or swapped
+    ):
         what = "; ".join(x.describe() for x in substitutions)
         return Judgement("distinct", f"a different claim: {what}")
     for blk in substitutions:
@@ -249,6 +266,13 @@ def _one_slot(blocks: list[_Block], substitutions: list[_Block], names: set[str]
     return "; ".join(x.describe() for x in substitutions)
 
 
+def _content_swap(block: _Block) -> bool:
+    """Two or more things named on each side, none shared: "those for the independence
+    of former colonies" / "leftist groups in countries" says another thing, where a
+    paraphrase rewords a word or rephrases with a verb."""
+    return sum(not t.verb for t in block.old) >= 2 and sum(not t.verb for t in block.new) >= 2
+
+
 def _one_verb_for_another(block: _Block) -> bool:
     """The only difference is one verb for another: "talks to" / "reaches" restates,
     "I cycle to work" / "I drive to work" does not, and only the embeddings can tell
@@ -278,8 +302,35 @@ def _anchored_value(a: Statement, b: Statement, names: set[str]) -> str:
             if "=" in new.text and new.text not in a.texts:
                 kinds = _value_kinds((old,), names) & _value_kinds((new,), names)
                 if kinds and _context(a, old) & _context(b, new):
-                    return f"{_words([old])} → {_words([new])}"
+                    return f"{shown_words([old])} → {shown_words([new])}"
     return ""
+
+
+def _grown_total(a: Statement, b: Statement) -> str:
+    """A measure that grew in a statement reporting a total so far (`Statement.running`):
+    "6 months" → "9 months" of using a tracker, "page 200" → "page 220". Totals reached
+    so far only grow, so the larger one is the later state of the same fact, not a
+    rival claim. Times of day and dates are places in time, not totals."""
+    if not b.running:
+        return ""
+    for old in a.tokens:
+        kind, _, amount = old.text.partition("=")
+        if not amount or kind in WHEN or old.text in b.texts:
+            continue
+        for new in b.tokens:
+            new_kind, _, new_amount = new.text.partition("=")
+            if new_kind != kind or new.text in a.texts:
+                continue
+            if _amount(new_amount) > _amount(amount):
+                return f"{shown_words([old])} → {shown_words([new])}"
+    return ""
+
+
+def _amount(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return float("nan")
 
 
 def _context(statement: Statement, value: Token) -> set[str]:
@@ -330,9 +381,3 @@ LISTED = 4
 def _listed(tokens: Sequence[Token]) -> str:
     words = list(dict.fromkeys(t.shown or t.text for t in tokens))
     return ", ".join(words[:LISTED]) + (", …" if len(words) > LISTED else "")
-
-
-def _words(tokens: Sequence[Token]) -> str:
-    """The tokens as written, for a reason: "10 am", not "clock=10:00"; a word the
-    reading split in two ("k8s" → kubernetes) shown once."""
-    return " ".join(dict.fromkeys(t.shown or t.text for t in tokens))

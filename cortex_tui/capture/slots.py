@@ -44,7 +44,11 @@ _PAIRS = (
     "concurrent sequential, manual automatic, static dynamic, "
     "strict lenient, strict loose, internal external, inbound outbound, read write, "
     "import export, push pull, online offline, hot cold, cheap expensive, fast slow, "
-    "hard soft, same different, agree disagree, trust distrust"
+    "hard soft, same different, agree disagree, trust distrust, old young, "
+    "eldest youngest, oldest youngest, older younger, elder younger, first last, "
+    "male female, positive negative, success failure, win loss, won lost, victory defeat, "
+    "alive dead, north south, east west, winner loser, gain loss, profit loss, "
+    "above below, inside outside, rise fall, major minor"
 )
 
 
@@ -132,14 +136,28 @@ def _values(old: Statement, new: Statement) -> SlotDifference | None:
             return SlotDifference("value", _shown(old, gone), _shown(new, came))
     matcher = SequenceMatcher(None, old.texts, new.texts, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "replace" or i2 - i1 != 1 or j2 - j1 != 1:
+        if op != "replace" or i2 - i1 > NAME_SLOT or j2 - j1 > NAME_SLOT:
             continue
-        before, after = old.tokens[i1], new.tokens[j1]
-        named = _certain_name(before) or _certain_name(after)
-        moved = before.text in new.texts or after.text in old.texts  # passive voice
-        if named and not moved and not before.verb and not after.verb:
-            return SlotDifference("value", before.shown or before.text, after.shown or after.text)
+        before, after = old.tokens[i1:i2], new.tokens[j1:j2]
+        named = any(map(_certain_name, before)) or any(map(_certain_name, after))
+        moved = any(t.text in new.texts for t in before) or any(  # passive voice
+            t.text in old.texts for t in after
+        )
+        verbs = any(t.verb for t in (*before, *after))
+        if named and not moved and not verbs:
+            return SlotDifference("value", shown_words(before), shown_words(after))
     return None
+
+
+NAME_SLOT = 2
+"""Most tokens a name, or the words it replaces, may span ("science-fiction" →
+"Southern Gothic", "priya" → "Marco")."""
+
+
+def shown_words(tokens: Iterable[Token]) -> str:
+    """The tokens as written, for a reason: "10 am", not "clock=10:00"; a word the
+    reading split in two ("k8s" → kubernetes) shown once."""
+    return " ".join(dict.fromkeys(t.shown or t.text for t in tokens))
 
 
 def _certain_name(token: Token) -> bool:

@@ -51,7 +51,8 @@ CHANGE_CUES = re.compile(
     r"\b(now|no longer|not any ?more|any ?more|nowadays|these days|from now on|going forward|"
     r"moving forward|from (?:today|tomorrow|next \w+|this \w+)(?: on)?|as of|effective|starting|"
     r"recently|lately|used to|formerly|previously|in place of|"
-    r"(?:^|[,;:] ?)since|instead(?: of)?|(?:\w+ed|back) again|new|newly|"  # not "run it again"
+    r"(?:^|[,;:] ?)since|instead(?: of)?|(?:\w+ed|back) again|newly|"  # not "run it again"
+    r"(?-i:new|New(?! [A-Z]))|"  # not "New York"
     r"took over|taken over|takes over|"
     r"handed\b[^,;.]{0,40}?\bover to|gave up|given up|turned|became|has become|have become|"
     r"outgrown|outgrew|(?:has|have|had) (?:now )?been \w+ed (?:to|from|into|with|by)|"
@@ -128,6 +129,16 @@ EXCLUSIVE = re.compile(r"\b(?:only|solely|exclusively|nothing but|no one but|nob
 _PERSONS = frozenset({"i", "we", "you", "he", "she", "they"})
 ADDITIVE = re.compile(r"\b(also|too|as well|another|additionally|in addition|besides)\b", re.I)
 """A statement that adds to what is known ("Redis also backs the rate limiter")."""
+RUNNING = re.compile(
+    r"\b(?:so far|already|by now|to date|in total|up to now|until now|"
+    r"(?:have|has) (?:now |already |just |finally )?"
+    r"(?:been \w+ing|(?!(?:that|what|it|not|but|just|about)\b)\w+(?:ed|en|t|wn|ne|ght))|"
+    r"just (?:\w+ed|finished|hit|reached|passed|crossed))\b",
+    re.I,
+)
+"""A statement that reports a total reached so far ("I've read 220 pages", "10 hours
+so far", "just completed 50 episodes"): a later, larger total is progress, not a rival
+claim."""
 
 SYNONYMS = {
     "postgresql": "postgres",
@@ -222,6 +233,7 @@ class Statement:
     modality: Modality | None = None
     frequency: Frequency | None = None
     exclusive: bool = False
+    running: bool = False
 
     @property
     def texts(self) -> list[str]:
@@ -269,7 +281,9 @@ def read(text: str) -> Statement:
         verb_seen = verb_seen or verb
         if lower.endswith("'s"):
             lower = lower[:-2]
-        if lower in _STOP or lower in _CUE_WORDS or lower in cue_words:
+        following = raw[index] if index < len(raw) else ""
+        in_a_name = word[:1].isupper() and following[:1].isupper()  # "New York"
+        if lower in _STOP or ((lower in _CUE_WORDS or lower in cue_words) and not in_a_name):
             first_word = False
             continue
         canonical = SYNONYMS.get(lower, lower)
@@ -290,6 +304,7 @@ def read(text: str) -> Statement:
         modality=next((name for pattern, name in _MODALS if pattern.search(sentence)), None),
         frequency=next((name for pattern, name in _FREQUENCIES if pattern.search(sentence)), None),
         exclusive=bool(EXCLUSIVE.search(sentence)),
+        running=bool(RUNNING.search(expanded)),
     )
 
 

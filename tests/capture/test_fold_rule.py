@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -182,6 +183,8 @@ def polarity_pairs(draw: Draw) -> Pair:
                     "Include the {t} in the release notes.",
                     "Exclude the {t} from the release notes.",
                 ),
+                ("Aiko is the eldest on the {t} team.", "Aiko is the youngest on the {t} team."),
+                ("The {t} team won the final.", "The {t} team lost the final."),
             ]
         )
     )
@@ -233,6 +236,23 @@ def test_every_generated_pair_names_the_slot_that_differs(pair: Pair) -> None:
     judge = WriteJudge(WritePathConfig(), rules=_folds_everything)
     reason = judge.rule(old, new, 0.99, judge.budget()).judgement.reason
     assert "differs:" in reason
+
+
+@pytest.mark.parametrize(
+    ("template", "word", "name"),
+    [
+        ("The novel is based on a {v} story.", "science-fiction", "Southern Gothic"),
+        ("The mirror runs on {v} hardware.", "rented", "Hetzner"),
+        ("The platform team reports to the {v} lead.", "product", "Lena Park"),
+    ],
+)
+def test_a_name_put_where_words_stood_is_never_folded(template: str, word: str, name: str) -> None:
+    plain, named = template.format(v=word), template.format(v=name)
+    for old, new in ((plain, named), (named, plain)):
+        judge = WriteJudge(WritePathConfig(), rules=_folds_everything)
+        ruling = judge.rule(old, new, 0.99, judge.budget())
+        assert ruling.judgement.verdict not in FOLDS, ruling
+        assert "value differs" in ruling.judgement.reason
 
 
 def test_the_same_words_in_another_order_are_not_a_repeat() -> None:

@@ -47,24 +47,51 @@ def test_one_value_written_two_ways_reads_the_same(one: str, other: str) -> None
             "I have been dedicating about two hours each day to coding exercises lately.",
             "update",
         ),
+        # a total reached so far that grew is its later state, not a rival claim …
         (
             "I've used my Fitbit for 6 months now, and it keeps me on track with my steps.",
             "I just realized I've used my Fitbit for 9 months now.",
-            "contradiction",
+            "update",
         ),
         (
             "I'm on episode 10 of the series.",
             "I just finished 50 episodes of the series.",
+            "update",
+        ),
+        ("I've read 200 pages of Dune so far.", "I've read 240 pages of Dune so far.", "update"),
+        # … a total that shrank, or a value that is no total, is a rival claim
+        (
+            "I've read 240 pages of Dune so far.",
+            "I've read 200 pages of Dune so far.",
             "contradiction",
+        ),
+        ("The cache holds 200 entries.", "The cache holds 400 entries.", "contradiction"),
+        (
+            "The release so far is set for 10 am.",
+            "The release so far is set for 11 am.",
+            "contradiction",
+        ),
+        # things named on both sides, none shared: another claim, not a paraphrase
+        (
+            "The group was influenced by movements for the independence of former colonies.",
+            "The group was influenced by leftist groups in many countries.",
+            "distinct",
         ),
         # … but another subject with another measure is another fact
         ("The production cluster has 12 nodes.", "The staging cluster has 3 nodes.", "distinct"),
         ("Each worker pod gets 2 CPU cores.", "Each API pod gets 1 CPU core.", "distinct"),
-        ("We have met twice.", "We have met three times.", "contradiction"),
+        ("We have met twice.", "We have met three times.", "update"),
+        ("We have met three times.", "We have met twice.", "contradiction"),
     ],
 )
 def test_structure_decides(old: str, new: str, verdict: str) -> None:
     assert judge_offline(old, new).verdict == verdict, judge_offline(old, new).reason
+
+
+def test_new_before_a_name_is_part_of_the_name() -> None:
+    assert read("She grew up in New Hampshire.").cue is None
+    assert "new" in read("She grew up in New Hampshire.").texts
+    assert read("We set up a new CI runner.").cue == "new"
 
 
 def test_a_pasted_document_is_read_in_bounded_time() -> None:

@@ -155,13 +155,28 @@ def test_the_project_corpus_stays_decided_well(onnx_cli: Cli) -> None:
 
 def test_updates_in_users_own_words_are_never_folded(onnx_cli: Cli) -> None:
     """LongMemEval's development updates: long sentences in users' own words. None may
-    fold into the older statement; the updates found are a floor under today's 2 of 13."""
+    fold into the older statement; the updates found are a floor under today's 5 of 13
+    (running totals that grew: months of use, pages read, episodes watched)."""
     r = onnx_cli("eval", str(DATA / "pairs" / "longmemeval-updates-dev.json"), "--json")
     assert r.code == 0, r.err
     [run] = json.loads(r.out)["pairs"]
     dev = run["parts"]["dev"]
     assert dev["folds"] == 0, run["misses"]
-    assert dev["classes"]["update"]["recall"] >= 0.15, run["misses"]
+    assert dev["classes"]["update"]["recall"] >= 0.38, run["misses"]
+
+
+def test_wikipedia_revisions_and_claims_rarely_fold(onnx_cli: Cli) -> None:
+    """VitaminC's development pairs: Wikipedia sentences, their revisions and
+    annotators' claims. Floors and ceilings at today's figures, so a change that folds
+    more of them or finds fewer contradictions fails here: at most 14 folds of 300
+    different claims, contradictions found in at least 1 in 5."""
+    r = onnx_cli("eval", str(DATA / "pairs" / "vitaminc-dev.json"), "--json")
+    assert r.code == 0, r.err
+    [run] = json.loads(r.out)["pairs"]
+    dev = run["parts"]["dev"]
+    assert dev["pairs"] == 400
+    assert dev["folds"] <= 14, run["misses"]
+    assert dev["classes"]["contradiction"]["recall"] >= 0.2, run["misses"]
 
 
 CLOSE = [
