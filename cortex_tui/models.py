@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -75,6 +75,15 @@ class WriteAction(StrEnum):
     CONFLICT = "conflict"
     REDACTED = "redacted"
     """Not an outcome of the write path: the privacy step's record of what it removed."""
+
+
+WriteLabel = Literal["duplicate", "reinforce", "update", "contradiction", "new"]
+"""What a new statement should become against the memory it relates to: the classes a
+labelled pair carries (eval, the write path's calibration)."""
+WRITE_LABELS: tuple[WriteLabel, ...] = ("duplicate", "reinforce", "update", "contradiction", "new")
+FOLDED_LABELS: frozenset[WriteLabel] = frozenset({"duplicate", "reinforce"})
+"""Labels that fold the new statement into the old memory: folding a pair labelled
+anything else loses a claim, the one error the write path must never make."""
 
 
 RULES_JUDGE = "rules"

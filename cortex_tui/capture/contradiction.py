@@ -25,7 +25,7 @@ one of:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
@@ -295,14 +295,10 @@ def _anchored_value(a: Statement, b: Statement, names: set[str]) -> str:
     production cluster has 12 nodes")."""
     if a.person != b.person or (_subject(a) - set(b.texts) and _subject(b) - set(a.texts)):
         return ""
-    for old in a.tokens:
-        if "=" not in old.text or old.text in b.texts:
-            continue
-        for new in b.tokens:
-            if "=" in new.text and new.text not in a.texts:
-                kinds = _value_kinds((old,), names) & _value_kinds((new,), names)
-                if kinds and _context(a, old) & _context(b, new):
-                    return f"{shown_words([old])} → {shown_words([new])}"
+    for old, new in _replaced_measures(a, b):
+        kinds = _value_kinds((old,), names) & _value_kinds((new,), names)
+        if kinds and _context(a, old) & _context(b, new):
+            return f"{shown_words([old])} → {shown_words([new])}"
     return ""
 
 
@@ -313,20 +309,24 @@ def _grown_total(a: Statement, b: Statement) -> str:
     rival claim. Times of day and dates are places in time, not totals."""
     if not b.running:
         return ""
-    for old in a.tokens:
+    for old, new in _replaced_measures(a, b):
         kind, _, amount = old.text.partition("=")
-        if not amount or kind in WHEN or old.text in b.texts:
-            continue
-        for new in b.tokens:
-            new_kind, _, new_amount = new.text.partition("=")
-            if new_kind != kind or new.text in a.texts:
-                continue
-            if _amount(new_amount) > _amount(amount):
-                return f"{shown_words([old])} → {shown_words([new])}"
+        new_kind, _, new_amount = new.text.partition("=")
+        if kind == new_kind and kind not in WHEN and _amount(new_amount) > _amount(amount):
+            return f"{shown_words([old])} → {shown_words([new])}"
     return ""
 
 
+def _replaced_measures(a: Statement, b: Statement) -> Iterator[tuple[Token, Token]]:
+    """Each value the old statement has and the new one lacks, with each the new one
+    has and the old one lacks ("time=15552000", "time=23328000")."""
+    gone = [t for t in a.tokens if "=" in t.text and t.text not in b.texts]
+    came = [t for t in b.tokens if "=" in t.text and t.text not in a.texts]
+    return ((old, new) for old in gone for new in came)
+
+
 def _amount(text: str) -> float:
+    """A value's amount; NaN (never larger) for one that is no number ("day=wed")."""
     try:
         return float(text)
     except ValueError:

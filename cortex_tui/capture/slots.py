@@ -124,10 +124,11 @@ def differing_slot(old: Statement, new: Statement) -> SlotDifference | None:
 
 
 def _values(old: Statement, new: Statement) -> SlotDifference | None:
-    """A value of one kind replaced by another of that kind, or a name put where one
-    other word stood ("priya owns…" / "Marco owns…": a name written in lower case is
-    still replaced). Names count only when certain (a capitalised first word is a
-    guess, and paraphrases often reword it)."""
+    """A value of one kind replaced by another of that kind, or a name put where a word
+    or two stood ("priya owns…" / "Marco owns…": a name written in lower case is still
+    replaced; "a science-fiction novel" / "a Southern Gothic novel"). Names count only
+    when certain (a capitalised first word is a guess, and paraphrases often reword
+    it)."""
     old_kinds, new_kinds = _by_kind(old.tokens), _by_kind(new.tokens)
     for kind in old_kinds.keys() & new_kinds.keys():
         gone = old_kinds[kind] - new_kinds[kind]
@@ -240,5 +241,4 @@ def _scope(old: Statement, new: Statement) -> SlotDifference | None:
 
 
 def _shown(statement: Statement, texts: set[str]) -> str:
-    shown = [t.shown or t.text for t in statement.tokens if t.text in texts]
-    return " ".join(dict.fromkeys(shown))
+    return shown_words(t for t in statement.tokens if t.text in texts)

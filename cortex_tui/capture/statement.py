@@ -281,9 +281,8 @@ def read(text: str) -> Statement:
         verb_seen = verb_seen or verb
         if lower.endswith("'s"):
             lower = lower[:-2]
-        following = raw[index] if index < len(raw) else ""
-        in_a_name = word[:1].isupper() and following[:1].isupper()  # "New York"
-        if lower in _STOP or ((lower in _CUE_WORDS or lower in cue_words) and not in_a_name):
+        cue_word = lower in _CUE_WORDS or lower in cue_words
+        if lower in _STOP or (cue_word and not _starts_a_name(word, raw[index : index + 1])):
             first_word = False
             continue
         canonical = SYNONYMS.get(lower, lower)
@@ -306,6 +305,12 @@ def read(text: str) -> Statement:
         exclusive=bool(EXCLUSIVE.search(sentence)),
         running=bool(RUNNING.search(expanded)),
     )
+
+
+def _starts_a_name(word: str, following: list[str]) -> bool:
+    """A capitalised word before another ("New York", "Now TV"): part of a name, not
+    the change cue it spells in lower case."""
+    return word[:1].isupper() and bool(following) and following[0][:1].isupper()
 
 
 def _singular_acronym(word: str) -> str:

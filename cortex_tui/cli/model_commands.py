@@ -96,6 +96,8 @@ def _add(ctx: CommandContext) -> int:
 
 
 def _list(ctx: CommandContext) -> int:
+    from cortex_tui.engine.calibration import judge_fingerprint
+
     models_dir = ctx.settings.models_path
     in_use = ctx.settings.embedder.model if ctx.settings.embedder.kind == "onnx" else None
     added = {m.name: m for m in installed(models_dir)}
@@ -107,9 +109,9 @@ def _list(ctx: CommandContext) -> int:
     )
     for name, manifest in added.items():
         row = _row(name, manifest.source, manifest, _size(models_dir / name))
-        calibration = stored(models_dir, manifest.embedder)
+        calibration = stored(models_dir, manifest.embedder, judge_fingerprint())
         row["write_thresholds"] = (
-            calibration.model_dump(exclude={"embedder"}) if calibration is not None else None
+            calibration.model_dump(include=set(THRESHOLDS)) if calibration is not None else None
         )
         rows.append(row)
     for row in rows:

@@ -25,14 +25,15 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cortex_tui.config import WritePathConfig
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.catalogue import PACKAGED_EMBEDDER
+from cortex_tui.models import WriteLabel
 from cortex_tui.private import private_dir
 
 log = logging.getLogger(__name__)
@@ -52,8 +53,7 @@ THRESHOLDS = (
 )
 
 
-Label = Literal["duplicate", "reinforce", "update", "contradiction", "new"]
-CalibrationPair = tuple[str, str, Label, float]
+CalibrationPair = tuple[str, str, WriteLabel, float]
 """Old statement, new statement, what the new one should become, the reference cosine."""
 
 
@@ -71,6 +71,10 @@ class WriteCalibration(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     embedder: str
+    judge: str
+    """The fingerprint of the judge it was fitted with (`engine/calibration.py`): the
+    rules' verdicts decide where each threshold falls, so another version of them is
+    fitted again rather than run with numbers chosen for the old one."""
     duplicate_threshold: float
     related_threshold: float
     restate_threshold: float
@@ -78,13 +82,16 @@ class WriteCalibration(BaseModel):
     change_threshold: float
 
 
+def calibration_file() -> Traversable:
+    return files("cortex_tui.embed").joinpath("data", CALIBRATION_FILE)
+
+
 @lru_cache(maxsize=1)
 def calibration_set() -> CalibrationSet:
-    text = files("cortex_tui.embed").joinpath("data", CALIBRATION_FILE).read_text()
-    return CalibrationSet.model_validate(json.loads(text))
+    return CalibrationSet.model_validate(json.loads(calibration_file().read_text()))
 
 
-def pair_cosines(embedder: Embedder, pairs: Sequence[tuple[str, str, Label, float]]) -> list[float]:
+def pair_cosines(embedder: Embedder, pairs: Sequence[CalibrationPair]) -> list[float]:
     """The embedder's cosine of each pair (its vectors are unit length)."""
     texts = list(dict.fromkeys(text for old, new, _, _ in pairs for text in (old, new)))
     vectors = embedder.embed(texts)
@@ -119,14 +126,17 @@ def default_thresholds() -> dict[str, float]:
     return {name: WritePathConfig.model_fields[name].default for name in THRESHOLDS}
 
 
-def stored(models_dir: Path, embedder_name: str) -> WriteCalibration | None:
-    """The calibration kept for this vector space; an unreadable one is made again."""
+def stored(models_dir: Path, embedder_name: str, judge: str) -> WriteCalibration | None:
+    """The calibration kept for this vector space and this judge; an unreadable one, or
+    one fitted with another judge, is made again."""
     path = _path(models_dir, embedder_name)
     try:
         calibration = WriteCalibration.model_validate_json(path.read_bytes())
     except (OSError, ValidationError):
         return None
-    return calibration if calibration.embedder == embedder_name else None
+    return (
+        calibration if (calibration.embedder, calibration.judge) == (embedder_name, judge) else None
+    )
 
 
 def remember(models_dir: Path, calibration: WriteCalibration) -> WriteCalibration:

@@ -14,8 +14,11 @@ among its own cosines), which is also the starting point.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 
 from cortex_tui.capture.contradiction import FOLDS, Judgement, judge_offline, kept_apart
@@ -25,8 +28,8 @@ from cortex_tui.embed.calibration import (
     REFERENCES,
     THRESHOLDS,
     CalibrationPair,
-    Label,
     WriteCalibration,
+    calibration_file,
     calibration_set,
     carried_by_rank,
     default_thresholds,
@@ -35,12 +38,12 @@ from cortex_tui.embed.calibration import (
     stored,
 )
 from cortex_tui.engine.judging import settle
+from cortex_tui.models import FOLDED_LABELS, WriteLabel
 
 LOSES_A_CLAIM = 5
 """What a decision that loses a claim costs, against 1 for any other wrong decision:
 folding a pair of different claims, or superseding a memory with an unrelated or
 rival one. The write path keeps both when unsure; its thresholds must too."""
-FOLDED = frozenset({"duplicate", "reinforce"})
 CANDIDATES = 60
 """Values tried per threshold: evenly spaced ranks of the model's own cosines."""
 ROUNDS = 2
@@ -62,7 +65,7 @@ class Case:
     rules: Judgement
     apart: Judgement | None
     cosine: float
-    label: Label
+    label: WriteLabel
 
 
 def calibrated(config: WritePathConfig, embedder: Embedder, models_dir: Path) -> WritePathConfig:
@@ -70,7 +73,9 @@ def calibrated(config: WritePathConfig, embedder: Embedder, models_dir: Path) ->
     now (and kept); a threshold the person set is theirs."""
     if embedder.name in REFERENCES:
         return config
-    calibration = stored(models_dir, embedder.name) or remember(models_dir, fit(embedder))
+    calibration = stored(models_dir, embedder.name, judge_fingerprint()) or remember(
+        models_dir, fit(embedder)
+    )
     chosen = {
         name: getattr(calibration, name)
         for name in THRESHOLDS
@@ -96,7 +101,27 @@ def fit(embedder: Embedder) -> WriteCalibration:
         for name in THRESHOLDS:
             values = sorted(grid | {getattr(best, name)})
             best = _best_value(cases, best, name, values, start[name])
-    return WriteCalibration(embedder=embedder.name, **{n: getattr(best, n) for n in THRESHOLDS})
+    return WriteCalibration(
+        embedder=embedder.name,
+        judge=judge_fingerprint(),
+        **{n: getattr(best, n) for n in THRESHOLDS},
+    )
+
+
+@lru_cache(maxsize=1)
+def judge_fingerprint() -> str:
+    """What a fit depends on besides the model: the calibration set, the rules that
+    judge it (`capture/`), how the embeddings settle their verdicts (`engine/judging.py`),
+    this fit and the default thresholds it starts from (`config.py`). Hashing their
+    source costs about a millisecond and changes with any edit, so a calibration made
+    by an older judge is never reused; a release that changes nothing here keeps it."""
+    digest = hashlib.sha256(calibration_file().read_bytes())
+    sources = [f for f in files("cortex_tui.capture").iterdir() if f.name.endswith(".py")]
+    sources += [files("cortex_tui.engine").joinpath(n) for n in ("judging.py", "calibration.py")]
+    sources.append(files("cortex_tui").joinpath("config.py"))
+    for source in sorted(sources, key=lambda f: f.name):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def cases_of(pairs: Sequence[CalibrationPair], cosines: Sequence[float]) -> list[Case]:
@@ -114,13 +139,13 @@ def cost(cases: Sequence[Case], thresholds: Thresholds) -> int:
     for case in cases:
         decided = decide(case, thresholds)
         if decided != case.label:
-            folded = decided in FOLDED and case.label not in FOLDED
+            folded = decided in FOLDED_LABELS and case.label not in FOLDED_LABELS
             superseded = decided == "update" and case.label in ("new", "contradiction")
             total += LOSES_A_CLAIM if folded or superseded else 1
     return total
 
 
-def decide(case: Case, thresholds: Thresholds) -> Label:
+def decide(case: Case, thresholds: Thresholds) -> WriteLabel:
     """What the write path makes of the pair (one old memory, then the new statement),
     as `WritePath.write` decides it; a test holds the two together on the whole set."""
     if case.cosine < thresholds.related_threshold:

@@ -22,7 +22,8 @@ import re
 from typing import TYPE_CHECKING, Literal
 
 from cortex_tui.capture.judge import JUDGE_TOOL, JudgeLabel
-from cortex_tui.eval.pairs_dataset import PairLabel, PairsDataset
+from cortex_tui.eval.pairs_dataset import PairsDataset
+from cortex_tui.models import WriteLabel
 
 if TYPE_CHECKING:
     import httpx2
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 ReplayMode = Literal["oracle", "contrary"]
 REPLAY_MODES: tuple[ReplayMode, ...] = ("oracle", "contrary")
-WRONG: dict[PairLabel, JudgeLabel] = {
+WRONG: dict[WriteLabel, JudgeLabel] = {
     "duplicate": "new",
     "reinforce": "new",
     "update": "contradiction",

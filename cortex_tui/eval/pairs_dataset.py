@@ -11,10 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from cortex_tui.models import UtcDatetime
-
-PairLabel = Literal["duplicate", "reinforce", "update", "contradiction", "new"]
-LABELS: tuple[PairLabel, ...] = ("duplicate", "reinforce", "update", "contradiction", "new")
+from cortex_tui.models import UtcDatetime, WriteLabel
 
 
 class Pair(BaseModel):
@@ -23,7 +20,7 @@ class Pair(BaseModel):
     id: str = Field(min_length=1)
     old: str = Field(min_length=1)
     new: str = Field(min_length=1)
-    label: PairLabel
+    label: WriteLabel
     part: str = Field(default="all", min_length=1)
     domain: str | None = None
     phrasing: str | None = None

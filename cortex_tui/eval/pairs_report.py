@@ -12,21 +12,18 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from cortex_tui.eval.pairs_dataset import LABELS
 from cortex_tui.eval.pairs_runner import PairOutcome, PairsRun
+from cortex_tui.models import FOLDED_LABELS, WRITE_LABELS
 
 ALL = "all"
-FOLDED: frozenset[str] = frozenset({"duplicate", "reinforce"})
-"""Decisions that fold the new statement into the old memory. Folding a pair labelled
-anything else loses a claim: the one error the write path must never make."""
 
 
 def _figures(outcomes: Sequence[PairOutcome]) -> dict[str, Any]:
-    confusion = {e: dict.fromkeys(LABELS, 0) for e in LABELS}
+    confusion = {e: dict.fromkeys(WRITE_LABELS, 0) for e in WRITE_LABELS}
     for o in outcomes:
         confusion[o.expected][o.decided] += 1
     classes = {}
-    for label in LABELS:
+    for label in WRITE_LABELS:
         right = confusion[label][label]
         expected = sum(confusion[label].values())
         decided = sum(row[label] for row in confusion.values())
@@ -35,11 +32,13 @@ def _figures(outcomes: Sequence[PairOutcome]) -> dict[str, Any]:
             "precision": round(right / decided, 4) if decided else None,
             "recall": round(right / expected, 4) if expected else None,
         }
-    correct = sum(confusion[label][label] for label in LABELS)
+    correct = sum(confusion[label][label] for label in WRITE_LABELS)
     return {
         "pairs": len(outcomes),
         "correct": correct,
-        "folds": sum(o.decided in FOLDED and o.expected not in FOLDED for o in outcomes),
+        "folds": sum(
+            o.decided in FOLDED_LABELS and o.expected not in FOLDED_LABELS for o in outcomes
+        ),
         "accuracy": round(correct / len(outcomes), 4) if outcomes else None,
         "classes": classes,
         "confusion": confusion,
@@ -106,8 +105,10 @@ def _percent(value: float | None) -> str:
 def _part_table(data: dict[str, Any]) -> list[str]:
     name = data["dataset"] + " (" + data["variant"] + ")"
     head = f"{name:<32} {'pairs':>6} {'accuracy':>9} {'folds':>6}"
-    lines = [head + "".join(f" {label[:13]:>13}" for label in LABELS)]
-    lines.append(f"{'':<32} {'':>6} {'':>9} {'':>6}" + "".join(f" {'P / R':>13}" for _ in LABELS))
+    lines = [head + "".join(f" {label[:13]:>13}" for label in WRITE_LABELS)]
+    lines.append(
+        f"{'':<32} {'':>6} {'':>9} {'':>6}" + "".join(f" {'P / R':>13}" for _ in WRITE_LABELS)
+    )
     for part, figures in data["parts"].items():
         cells = "".join(
             f" {_percent(c['precision']):>6}/{_percent(c['recall']):<6}"
@@ -126,9 +127,11 @@ def _part_table(data: dict[str, Any]) -> list[str]:
 
 def _confusion(data: dict[str, Any]) -> list[str]:
     overall = data["parts"].get(ALL) or next(iter(data["parts"].values()))
-    lines = [f"{'expected ↓ decided →':<22}" + "".join(f" {label[:13]:>13}" for label in LABELS)]
+    lines = [
+        f"{'expected ↓ decided →':<22}" + "".join(f" {label[:13]:>13}" for label in WRITE_LABELS)
+    ]
     for expected, row in overall["confusion"].items():
-        lines.append(f"  {expected:<20}" + "".join(f" {row[d]:>13}" for d in LABELS))
+        lines.append(f"  {expected:<20}" + "".join(f" {row[d]:>13}" for d in WRITE_LABELS))
     return lines
 
 
@@ -145,7 +148,7 @@ def _variant_rows(runs: list[dict[str, Any]]) -> list[str]:
     recall: the share of its pairs decided as labelled), and inside the close calls."""
     parts = list(runs[0]["parts"])
     head = f"{'variant':<32}" + "".join(f" {part[:10]:>10}" for part in parts)
-    head += "".join(f" {label[:11]:>11}" for label in LABELS) + f" {'close calls':>12}  time"
+    head += "".join(f" {label[:11]:>11}" for label in WRITE_LABELS) + f" {'close calls':>12}  time"
     lines = [head]
     for data in runs:
         overall = data["parts"].get(ALL) or next(iter(data["parts"].values()))

@@ -22,12 +22,12 @@ from cortex_tui.engine.open import open_engine
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.eval.llm_replay import replay_client
 from cortex_tui.eval.measured import MeasuredEmbedder
-from cortex_tui.eval.pairs_dataset import PairLabel, PairsDataset
+from cortex_tui.eval.pairs_dataset import PairsDataset
 from cortex_tui.eval.runner import Progress
 from cortex_tui.eval.variants import Variant
-from cortex_tui.models import MemoryDraft, WriteAction
+from cortex_tui.models import MemoryDraft, WriteAction, WriteLabel
 
-ACTION_LABEL: dict[WriteAction, PairLabel] = {
+ACTION_LABEL: dict[WriteAction, WriteLabel] = {
     WriteAction.DUPLICATE: "duplicate",
     WriteAction.REINFORCED: "reinforce",
     WriteAction.SUPERSEDED: "update",
@@ -41,8 +41,8 @@ OLD_AGE = timedelta(days=7)
 class PairOutcome(BaseModel):
     id: str
     part: str
-    expected: PairLabel
-    decided: PairLabel
+    expected: WriteLabel
+    decided: WriteLabel
     reason: str
     judge: str
     close_call: bool

@@ -5,6 +5,10 @@ set and kept in the models folder, and a threshold the person set stays theirs."
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,7 +28,15 @@ from cortex_tui.embed.calibration import (
     stored,
 )
 from cortex_tui.engine import calibration
-from cortex_tui.engine.calibration import Thresholds, calibrated, cases_of, cost, decide, fit
+from cortex_tui.engine.calibration import (
+    Thresholds,
+    calibrated,
+    cases_of,
+    cost,
+    decide,
+    fit,
+    judge_fingerprint,
+)
 from cortex_tui.engine.open import open_engine
 from tests.conftest import NOW, Cli
 
@@ -90,7 +102,7 @@ def test_another_model_gets_its_own_kept_and_reused(
 ) -> None:
     models = tmp_path / "models"
     config = calibrated(WritePathConfig(), hashing_embedder, models)
-    mine = stored(models, hashing_embedder.name)
+    mine = stored(models, hashing_embedder.name, judge_fingerprint())
     assert mine is not None and mine.embedder == hashing_embedder.name
     assert [getattr(config, n) for n in THRESHOLDS] == [getattr(mine, n) for n in THRESHOLDS]
     assert config.restate_threshold != WritePathConfig().restate_threshold
@@ -117,10 +129,55 @@ def test_a_damaged_calibration_is_fitted_again_and_a_removed_model_forgets_it(
     first = calibrated(WritePathConfig(), hashing_embedder, models)
     [path] = (models / kept.FOLDER).glob("*.json")
     path.write_text('{"embedder": "hashing:v1:384", "duplicate_thr')
-    assert stored(models, hashing_embedder.name) is None
+    assert stored(models, hashing_embedder.name, judge_fingerprint()) is None
     assert calibrated(WritePathConfig(), hashing_embedder, models) == first
     forget(models, hashing_embedder.name)
-    assert stored(models, hashing_embedder.name) is None
+    assert stored(models, hashing_embedder.name, judge_fingerprint()) is None
+
+
+def test_a_calibration_fitted_by_another_judge_is_fitted_again(
+    hashing_embedder: Embedder, tmp_path: Path
+) -> None:
+    """The rules' verdicts decide where each threshold falls: numbers an older judge
+    was fitted for are not reused once the rules change."""
+    models = tmp_path / "models"
+    fitted = calibrated(WritePathConfig(), hashing_embedder, models)
+    [path] = (models / kept.FOLDER).glob("*.json")
+    older = json.loads(path.read_text()) | {"judge": "an-older-judge", "restate_threshold": 0.99}
+    path.write_text(json.dumps(older))
+    assert stored(models, hashing_embedder.name, judge_fingerprint()) is None
+    assert calibrated(WritePathConfig(), hashing_embedder, models) == fitted
+    assert json.loads(path.read_text())["judge"] == judge_fingerprint()
+
+
+def test_the_judge_fingerprint_changes_with_the_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any edit of the rules' source gives another fingerprint (read from the package's
+    files, so a copy with one rule changed stands in for an upgrade)."""
+    package = Path(calibration.__file__).resolve().parents[1]
+    copy = tmp_path / "cortex_tui"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "models"))
+    script = (
+        "from cortex_tui.engine.calibration import judge_fingerprint; print(judge_fingerprint())"
+    )
+
+    def fingerprint() -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        )
+        return run.stdout.strip()
+
+    before = fingerprint()
+    assert before == judge_fingerprint()
+    slots = copy / "capture" / "slots.py"
+    slots.write_text(slots.read_text().replace('"above below, ', '"above below, up down, '))
+    assert fingerprint() != before
 
 
 def test_an_engine_judges_with_its_embedders_thresholds(
@@ -129,7 +186,7 @@ def test_an_engine_judges_with_its_embedders_thresholds(
     settings = load_settings(tmp_path / "home")
     engine = open_engine(settings, clock=frozen_clock(NOW), embedder=hashing_embedder)
     try:
-        mine = stored(settings.models_path, hashing_embedder.name)
+        mine = stored(settings.models_path, hashing_embedder.name, judge_fingerprint())
         assert mine is not None
         assert engine.settings.write.restate_threshold == mine.restate_threshold
     finally:
