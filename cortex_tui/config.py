@@ -57,6 +57,9 @@ class RecallWeights(_Section):
     tag_affinity: float = Field(default=0.05, ge=0, le=MAX_PRIOR_WEIGHT)
     graph_proximity: float = Field(default=0.05, ge=0, le=MAX_PRIOR_WEIGHT)
     period: float = Field(default=0.35, ge=0, le=MAX_PRIOR_WEIGHT)
+    # What the person asking said, for a question in the first person (README,
+    # "LongMemEval"): their own statements are the facts about them.
+    asker: float = Field(default=0.35, ge=0, le=MAX_PRIOR_WEIGHT)
 
     @model_validator(mode="before")
     @classmethod
@@ -140,6 +143,9 @@ class RecallConfig(_Section):
     graph_candidates: int = Field(default=50, ge=0, le=1000)
     graph_max_hops: int = Field(default=2, ge=0, le=4)
     graph_match_threshold: float = Field(default=88.0, ge=0, le=100)
+    # A query in the first person ("what degree did I …") names the person asking: the
+    # turns a transcript records as the user's are 1 hop away, as a named speaker's are.
+    first_person_speaker: bool = True
     fusion: FusionMode = "weighted"
     # Chosen with `cortex-tui eval` on LoCoMo's development conversations and the shared
     # development sets (README, "Retrieval quality"). Both channels scaled by their best

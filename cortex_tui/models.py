@@ -240,6 +240,13 @@ class ChannelHit(_Model):
     score: float
 
 
+ASKER_ROLES = frozenset({"user", "human"})
+"""How transcripts record the person at the keyboard (LongMemEval, chat exports): the
+speaker a question in the first person ("what degree did I …") names."""
+ANSWERER_ROLES = frozenset({"assistant", "ai", "model"})
+"""How transcripts record the agent: the speaker "what you recommended" names."""
+
+
 class ScoreBreakdown(_Model):
     """Everything that produced a result's final score, so it can be explained exactly.
 
@@ -318,6 +325,10 @@ class ScoreBreakdown(_Model):
 
     def graph_note(self) -> str | None:
         """How the graph reached the memory: through who said it, or what it mentions."""
+        if self.graph_speaker in ASKER_ROLES:
+            return f"said by the {self.graph_speaker}, whom a question in the first person names"
+        if self.graph_speaker in ANSWERER_ROLES:
+            return f"said by the {self.graph_speaker}, whom a question about what you said names"
         if self.graph_speaker is not None:
             return f"said by {self.graph_speaker}, whom the query names"
         if self.graph_hops == 1:

@@ -13,6 +13,7 @@ PRIOR_NAMES: tuple[str, ...] = (
     "tag_affinity",
     "graph_proximity",
     "period",
+    "asker",
 )
 """The signals that refine relevance, each as a bounded factor (see `recall/scoring.py`)."""
 

@@ -146,8 +146,8 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
     p = sub.add_parser(
         "eval",
         parents=[common],
-        help="evaluate recall (golden queries, LoCoMo), the write path's judgement (pairs) "
-        "and capture (real sessions replayed through the hooks)",
+        help="evaluate recall (golden queries, LoCoMo, LongMemEval), the write path's "
+        "judgement (pairs) and capture (real sessions replayed through the hooks)",
     )
     p.add_argument("paths", nargs="+", help="dataset files (.json / .jsonl) or folders")
     p.add_argument(
@@ -165,8 +165,9 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         "--only",
         type=csv_list,
         metavar="NAMES",
-        help="run only these datasets, e.g. conv-26,conv-30 (LoCoMo: conversations; a "
-        "sessions corpus: session ids, or its part: dev, held-out)",
+        help="run only these datasets, e.g. conv-26,conv-30 (LoCoMo: conversations; "
+        "LongMemEval: question ids; a sessions corpus: session ids, or its part: dev, "
+        "held-out); a file given here stands for the names it lists, one a line",
     )
     p.add_argument(
         "--set",
@@ -200,6 +201,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         metavar="DIR",
         help="sessions corpora: the folder holding the transcripts a corpus does not ship "
         "(ID.jsonl; its README says where each comes from)",
+    )
+    p.add_argument(
+        "--no-vector-cache",
+        action="store_true",
+        help="embed every memory afresh (by default memory vectors are kept in the "
+        "home's cache/ between runs, keyed by model and text)",
     )
     p.add_argument(
         "--link-entities",

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from cortex_tui.errors import InvalidInputError
 from cortex_tui.untrusted.files import MIB, read_whole
 
 if TYPE_CHECKING:
+    from cortex_tui.embed.base import Embedder
     from cortex_tui.eval.pairs_runner import PairsRun
     from cortex_tui.eval.report import EvalRun
     from cortex_tui.eval.sessions_runner import SessionsRun
@@ -132,6 +134,7 @@ def cmd_eval(ctx: CommandContext) -> int:
     from cortex_tui.eval.sessions_dataset import SessionsDataset
     from cortex_tui.eval.sessions_runner import run_sessions
     from cortex_tui.eval.variants import apply_sets, build_variants, replay_variants
+    from cortex_tui.eval.vector_cache import CachedEmbedder
 
     a = ctx.args
     cutoffs = _cutoffs(a.k)
@@ -155,9 +158,16 @@ def cmd_eval(ctx: CommandContext) -> int:
     keep = Path(a.home).expanduser() if a.home else None
     bar = None if ctx.json else terminal_progress(sys.stderr, keep_finished=False)
     run, pair_runs = None, []
-    try:
+    with ExitStack() as stack:
+        if bar is not None:
+            stack.callback(bar.clear)
         if retrieval or pairs:  # a session's replay embeds in its own service
-            embedder = MeasuredEmbedder(make_embedder(settings.embedder, settings.models_path))
+            inner: Embedder = make_embedder(settings.embedder, settings.models_path)
+            if not a.no_vector_cache:
+                cached = CachedEmbedder(inner, settings.home / "cache")
+                stack.callback(cached.close)
+                inner = cached
+            embedder = MeasuredEmbedder(inner)
             if retrieval:
                 run = run_eval(
                     retrieval,
@@ -170,9 +180,6 @@ def cmd_eval(ctx: CommandContext) -> int:
                 )
             pair_runs = run_pairs(pairs, variants, embedder, progress=bar)
         session_runs = run_sessions(sessions, variants, keep_under=keep, progress=bar)
-    finally:
-        if bar is not None:
-            bar.clear()
     _print_eval(ctx, run, pair_runs, session_runs)
     return 0
 

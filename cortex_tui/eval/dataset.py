@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.eval.locomo import is_locomo, locomo_datasets
+from cortex_tui.eval.longmemeval import is_longmemeval, longmemeval_datasets, question_ids
 from cortex_tui.eval.pairs_dataset import PairsDataset
 from cortex_tui.eval.sessions_dataset import (
     SessionsDataset,
@@ -27,8 +28,9 @@ from cortex_tui.eval.sessions_dataset import (
 from cortex_tui.models import MemoryType, Scope, UtcDatetime
 from cortex_tui.untrusted.files import MIB, read_whole
 
-DATASET_LIMIT = 256 * MIB
-"""Largest dataset file read (LoCoMo's ten conversations are 2.8 MB)."""
+DATASET_LIMIT = 512 * MIB
+"""Largest dataset file read (LoCoMo's ten conversations are 2.8 MB, LongMemEval-S's 500
+haystacks 277 MB)."""
 
 
 class DatasetMemory(BaseModel):
@@ -141,36 +143,73 @@ def load_datasets(
     paths: list[Path], only: Sequence[str] = (), transcripts: Path | None = None
 ) -> list[AnyDataset]:
     """Every dataset in the files and folders given; with `only`, just those names (for
-    a sessions corpus also its sessions' ids and parts). `transcripts`: where a sessions
-    corpus finds the transcripts it does not ship."""
-    datasets: list[AnyDataset] = []
+    a sessions corpus also its sessions' ids and parts; an entry that is a file stands
+    for the names it lists, one a line). `transcripts`: where a sessions corpus finds
+    the transcripts it does not ship."""
+    picked = expand_only(only) if only else None
+    loaded = _Loaded()
     for path in paths:
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl"))
             if not files:
                 raise InvalidInputError(f"{path} holds no .json or .jsonl dataset files")
             for file in files:
-                datasets.extend(_load_file(file, transcripts))
+                _load_file(file, loaded, transcripts, picked)
         elif path.exists():
-            datasets.extend(_load_file(path, transcripts))
+            _load_file(path, loaded, transcripts, picked)
         else:
             raise InvalidInputError(f"{path} does not exist; give a dataset file or folder")
-    return _pick(datasets, only) if only else datasets
+    return _pick(loaded, picked) if picked is not None else loaded.datasets
 
 
-def _pick(datasets: list[AnyDataset], only: Sequence[str]) -> list[AnyDataset]:
-    names = {d.name for d in datasets}
-    for d in datasets:
-        if isinstance(d, SessionsDataset):
-            names |= names_in(d)
-    unknown = [name for name in only if name not in names]
+def expand_only(only: Sequence[str]) -> list[str]:
+    """`--only`'s names, each entry that is an existing file replaced by the names it
+    lists: the first word of each line, blank lines and `#` comments skipped (the shape
+    of `longmemeval-dev-questions.txt`, ids followed by their type)."""
+    names: list[str] = []
+    for entry in only:
+        path = Path(entry).expanduser()
+        if not path.is_file():
+            names.append(entry)
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"--only {entry}: cannot read it ({exc})") from None
+        listed = [line.split()[0] for line in text.splitlines() if line.strip() and line[0] != "#"]
+        if not listed:
+            raise InvalidInputError(f"--only {entry}: the file lists no names, one a line")
+        names.extend(listed)
+    return list(dict.fromkeys(names))
+
+
+class _Loaded:
+    """Datasets read so far, and every name `--only` may pick (a LongMemEval file's
+    questions are converted only when picked, but all of them are names)."""
+
+    def __init__(self) -> None:
+        self.datasets: list[AnyDataset] = []
+        self.names: set[str] = set()
+
+    def add(self, datasets: list[AnyDataset]) -> None:
+        self.datasets.extend(datasets)
+        for d in datasets:
+            self.names.add(d.name)
+            if isinstance(d, SessionsDataset):
+                self.names |= names_in(d)
+
+
+def _pick(loaded: _Loaded, only: Sequence[str]) -> list[AnyDataset]:
+    unknown = [name for name in only if name not in loaded.names]
     if unknown:
+        names = sorted(loaded.names)
+        shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
         raise InvalidInputError(
-            f"--only names no dataset called {', '.join(unknown)}; these are: "
-            f"{', '.join(sorted(names))}"
+            f"--only names no dataset called {', '.join(unknown[:10])}"
+            f"{' …' if len(unknown) > 10 else ''}; these are: {shown}"
         )
     picked: list[AnyDataset] = []
-    for d in datasets:
+    for d in loaded.datasets:
         if d.name in only:
             picked.append(d)
         elif isinstance(d, SessionsDataset):
@@ -180,7 +219,9 @@ def _pick(datasets: list[AnyDataset], only: Sequence[str]) -> list[AnyDataset]:
     return picked
 
 
-def _load_file(path: Path, transcripts: Path | None = None) -> list[AnyDataset]:
+def _load_file(
+    path: Path, loaded: _Loaded, transcripts: Path | None, only: Sequence[str] | None
+) -> None:
     data = read_whole(
         path, limit=DATASET_LIMIT, what="dataset", fix="split it into several dataset files"
     )
@@ -191,22 +232,32 @@ def _load_file(path: Path, transcripts: Path | None = None) -> list[AnyDataset]:
     if path.suffix == ".jsonl":
         # Lines end at \n only: str.splitlines() would also split inside JSON strings at
         # U+2028/U+2029 and other separators that chat exports carry unescaped.
-        return [
-            _validate(_decode(line, path, number), f"{path}:{number}")
-            for number, line in enumerate(text.split("\n"), 1)
-            if line.strip()
-        ]
+        loaded.add(
+            [
+                _validate(_decode(line, path, number), f"{path}:{number}")
+                for number, line in enumerate(text.split("\n"), 1)
+                if line.strip()
+            ]
+        )
+        return
     raw = _decode(text, path, None)
+    del text, data
     if is_sessions_corpus(raw):
-        return [load_sessions(raw, path, transcripts)]
-    if is_locomo(raw):
-        return [_validate(d, f"{path} ({d['name']})") for d in locomo_datasets(raw, path)]
-    if isinstance(raw, list):
+        loaded.add([load_sessions(raw, path, transcripts)])
+    elif is_locomo(raw):
+        loaded.add([_validate(d, f"{path} ({d['name']})") for d in locomo_datasets(raw, path)])
+    elif is_longmemeval(raw):
+        loaded.names.update(question_ids(raw))
+        converted = longmemeval_datasets(raw, path, None if only is None else set(only))
+        loaded.add([_validate(d, f"{path} ({d['name']})") for d in converted])
+    elif isinstance(raw, list):
         raise InvalidInputError(
             f"{path} holds a JSON list; a dataset file holds one dataset object "
-            "(or LoCoMo's locomo10.json: a list of conversations with qa)"
+            "(or LoCoMo's locomo10.json: a list of conversations with qa; or a LongMemEval "
+            "file: a list of questions with haystack_sessions)"
         )
-    return [_validate(raw, str(path))]
+    else:
+        loaded.add([_validate(raw, str(path))])
 
 
 def _decode(text: str, path: Path, line: int | None) -> Any:

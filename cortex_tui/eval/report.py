@@ -1,5 +1,6 @@
-"""Eval figures: recall@k, MRR, top-1, forbidden hits, expectations, per category and per
-variant; as JSON and as text tables.
+"""Eval figures: recall@k (the share of a query's relevant memories found), all-found@k,
+MRR, top-1, forbidden hits, expectations, per category and per variant; as JSON and as
+text tables.
 
 Figures are means over queries (never means of dataset means). Queries of a category a
 dataset reports apart (LoCoMo's adversarial ones) are left out of the overall and
@@ -13,6 +14,9 @@ from statistics import fmean
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+DATASET_ROWS = 20
+"""More datasets than this are summed up in one line of the text report."""
 
 
 class Miss(BaseModel):
@@ -35,6 +39,9 @@ class FailedExpectation(BaseModel):
 class QueryOutcome(BaseModel):
     category: str | None = None
     recall_at: dict[int, float | None]
+    complete_at: dict[int, bool | None] = Field(
+        default_factory=dict, description="k → every relevant memory is in the top k"
+    )
     reciprocal_rank: float | None
     top1: bool | None
     forbidden_hits: int
@@ -82,11 +89,16 @@ def _metrics(outcomes: Sequence[QueryOutcome]) -> dict[str, Any]:
     for k in ks:
         values = [v for o in outcomes if (v := o.recall_at.get(k)) is not None]
         recall_at[str(k)] = round(fmean(values), 4) if values else None
+    complete_at = {}
+    for k in ks:
+        whole = [v for o in outcomes if (v := o.complete_at.get(k)) is not None]
+        complete_at[str(k)] = round(sum(whole) / len(whole), 4) if whole else None
     rr = [o.reciprocal_rank for o in outcomes if o.reciprocal_rank is not None]
     firsts = [o.top1 for o in outcomes if o.top1 is not None]
     return {
         "queries": len(outcomes),
         "recall_at": recall_at,
+        "complete_at": complete_at,
         "mrr": round(fmean(rr), 4) if rr else None,
         "top1": round(sum(firsts) / len(firsts), 4) if firsts else None,
         "forbidden_hits": sum(o.forbidden_hits for o in outcomes),
@@ -179,6 +191,7 @@ def to_text(run: EvalRun, by_category: bool = False) -> str:
     lines += [f"note: {note}" for note in data["notes"]]
     lines += ["", *_variant_table(data["variants"], ks)]
     lines.append("R@k: % of a query's relevant memories ranked in the top k, mean over queries")
+    lines.append("A@k: % of queries with all their relevant memories in the top k")
     if data["apart"]:
         apart = ", ".join(
             f"{c} ({data['by_category'][c]['queries']} queries)" for c in data["apart"]
@@ -215,15 +228,28 @@ def _fraction(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _recall_cells(figures: dict[str, Any], ks: list[str]) -> str:
-    return "".join(f"{_percent(figures['recall_at'].get(k)):>7}" for k in ks)
+def _recall_cells(figures: dict[str, Any], ks: list[str], complete: bool = False) -> str:
+    cells = "".join(f"{_percent(figures['recall_at'].get(k)):>7}" for k in ks)
+    if complete:
+        cells += "".join(f"{_percent(figures['complete_at'].get(k)):>7}" for k in ks)
+    return cells
 
 
-def _recall_head(ks: list[str]) -> str:
-    return "".join(f"{'R@' + k:>7}" for k in ks)
+def _recall_head(ks: list[str], complete: bool = False) -> str:
+    return "".join(f"{'R@' + k:>7}" for k in ks) + (
+        "".join(f"{'A@' + k:>7}" for k in ks) if complete else ""
+    )
 
 
 def _dataset_table(data: dict[str, Any], ks: list[str]) -> list[str]:
+    """A row per dataset; a line for them all when there are more than `DATASET_ROWS`
+    (LongMemEval's one dataset per question: the rows would bury the summary)."""
+    datasets = data["datasets"]
+    if len(datasets) > DATASET_ROWS:
+        return [
+            f"{len(datasets)} datasets, {sum(d['memories'] for d in datasets)} memories, "
+            f"{sum(d['queries'] for d in datasets)} queries (each dataset's figures: --json)"
+        ]
     width = max(12, *(len(d["name"]) for d in data["datasets"]))
     head = (
         f"{'dataset':<{width}} {'memories':>8} {'queries':>8}{_recall_head(ks)} {'MRR':>6}"
@@ -244,13 +270,14 @@ def _dataset_table(data: dict[str, Any], ks: list[str]) -> list[str]:
 def _variant_table(variants: list[dict[str, Any]], ks: list[str]) -> list[str]:
     width = max(12, *(len(v["name"]) for v in variants))
     lines = [
-        f"{'variant':<{width}} {'queries':>8}{_recall_head(ks)} {'MRR':>6} {'top-1':>6}"
+        f"{'variant':<{width}} {'queries':>8}{_recall_head(ks, True)} {'MRR':>6} {'top-1':>6}"
         f" {'forbidden':>9} {'time':>8}"
     ]
     for v in variants:
         o = v["overall"]
         lines.append(
-            f"{v['name']:<{width}} {o['queries']:>8}{_recall_cells(o, ks)} {_fraction(o['mrr']):>6}"
+            f"{v['name']:<{width}} {o['queries']:>8}{_recall_cells(o, ks, True)}"
+            f" {_fraction(o['mrr']):>6}"
             f" {_fraction(o['top1']):>6} {o['forbidden_hits']:>9} {v['seconds']:>6.1f} s"
         )
     return lines
@@ -270,12 +297,13 @@ def _category_table(variant: dict[str, Any], ks: list[str]) -> list[str]:
     categories = variant["by_category"]
     width = max(20, *(len(c) + 10 for c in categories))
     lines = [
-        f"{variant['name'] + ' by category':<{width}} {'queries':>8}{_recall_head(ks)} {'MRR':>6}"
+        f"{variant['name'] + ' by category':<{width}} {'queries':>8}{_recall_head(ks, True)}"
+        f" {'MRR':>6}"
     ]
     for name, figures in categories.items():
         label = f"  {name}" + (" (apart)" if figures["apart"] else "")
         lines.append(
-            f"{label:<{width}} {figures['queries']:>8}{_recall_cells(figures, ks)}"
+            f"{label:<{width}} {figures['queries']:>8}{_recall_cells(figures, ks, True)}"
             f" {_fraction(figures['mrr']):>6}"
         )
     return lines

@@ -251,6 +251,10 @@ def _run_query(
         else None
         for k in ks
     }
+    complete_at = {
+        k: all((rank_of(label) or k + 1) <= k for label in relevant) if relevant else None
+        for k in ks
+    }
     positions = [p for label in relevant if (p := rank_of(label)) is not None]
     reciprocal = 1.0 / min(positions) if positions else 0.0
     top1 = None if q.first is None else rank_of(q.first) == 1
@@ -277,6 +281,7 @@ def _run_query(
     return QueryOutcome(
         category=q.category,
         recall_at=recall_at,
+        complete_at=complete_at,
         reciprocal_rank=reciprocal if relevant else None,
         top1=top1,
         forbidden_hits=len(forbidden),

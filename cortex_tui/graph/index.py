@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from rapidfuzz import fuzz
 
-from cortex_tui.models import Entity, EntityType, Relation
+from cortex_tui.models import ANSWERER_ROLES, ASKER_ROLES, Entity, EntityType, Relation
 
 _PUNCT = re.compile(r"[^\w\s+#]", re.UNICODE)  # keep C++ and C# apart from C
 _SPACE = re.compile(r"\s+")
@@ -67,6 +67,19 @@ class _NameMatcher:
         return found
 
 
+_YOU_SAID = re.compile(
+    r"\byou(?:\s+\w+)?\s+(?:recommended|suggested|told|said|mentioned|provided|gave|"
+    r"created|wrote|listed|shared|explained|proposed|came\s+up\s+with)\b|"
+    r"\bdid\s+you\s+(?:\w+\s+)?(?:recommend|suggest|tell|say|mention|provide|give|"
+    r"create|write|list|share|explain|propose|come\s+up\s+with)\b|"
+    r"\byour\s+(?:recommendations?|suggestions?|advice|answer|list)\b",
+    re.IGNORECASE,
+)
+"""A question about what the agent said before ("the sealant you recommended", "what did
+you suggest"); "can you recommend …" asks for something new and is not one."""
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
+
+
 class GraphIndex:
     """Entities, their relations, and the speakers memories record (people by their
     name, so a query that names one reaches what they said)."""
@@ -104,9 +117,20 @@ class GraphIndex:
         """Ids of entities the query names (by name or alias, see `_NameMatcher`)."""
         return self._entity_names.named_in(query, threshold)
 
-    def speakers_in(self, query: str, threshold: float) -> set[str]:
-        """The speakers the query names, as memories record them."""
-        return self._speaker_names.named_in(query, threshold)
+    def speakers_in(self, query: str, threshold: float, *, first_person: bool = False) -> set[str]:
+        """The speakers the query names, as memories record them. With `first_person`, a
+        query that speaks as "I", "me" or "my" names the person asking: the speaker a
+        transcript records by its role (`ASKER_ROLES`), whose turns are the facts about
+        them ("what degree did I graduate with?" is answered by what the user said). A
+        question about what "you" recommended, told or wrote names the agent instead."""
+        named = self._speaker_names.named_in(query, threshold)
+        if not first_person:
+            return named
+        if _YOU_SAID.search(query):  # "what you recommended": the agent's words, not mine
+            return named | (ANSWERER_ROLES & self.speakers)
+        if _FIRST_PERSON.search(query):
+            named |= ASKER_ROLES & self.speakers
+        return named
 
     def hops_from(self, seeds: set[str], max_hops: int) -> dict[str, int]:
         """Relation distance of every entity within `max_hops` of a seed (seeds are 0)."""

@@ -287,7 +287,11 @@ class Recaller:
             return
         threshold = self._config.graph_match_threshold
         pool.entity_hops = graph.memory_hops(request.query, threshold, self._config.graph_max_hops)
-        pool.named_speakers = frozenset(graph.speakers_in(request.query, threshold))
+        pool.named_speakers = frozenset(
+            graph.speakers_in(
+                request.query, threshold, first_person=self._config.first_person_speaker
+            )
+        )
         distance: dict[str, int] = {}
         cosines: dict[str, float] = {}
         if pool.entity_hops:

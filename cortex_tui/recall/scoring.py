@@ -1,4 +1,4 @@
-"""The score: relevance, refined by nine bounded prior factors, then two penalties.
+"""The score: relevance, refined by ten bounded prior factors, then two penalties.
 
     adjusted = relevance × Π (1 + weight_p × signal_p)      signal_p ∈ [0, 1]
     final    = adjusted × supersession_penalty × conflict_penalty
@@ -27,6 +27,7 @@ from datetime import datetime
 
 from cortex_tui.config import RecallConfig
 from cortex_tui.models import (
+    ASKER_ROLES,
     ChannelHit,
     ConflictStatus,
     Memory,
@@ -200,7 +201,7 @@ def prior_signals(
     config: RecallConfig,
     multipliers: Multipliers,
 ) -> dict[str, float]:
-    """The nine priors' raw values, each in [0, 1]."""
+    """The ten priors' raw values, each in [0, 1]."""
     return {
         "recency": recency(memory, ctx.now, config.recency_half_life_hours),
         "frequency": frequency(memory.access_count, config.frequency_log_divisor),
@@ -211,6 +212,7 @@ def prior_signals(
         "tag_affinity": tag_affinity(memory.tags, ctx),
         "graph_proximity": graph_proximity(evidence.graph_hops),
         "period": period_prior(memory, ctx.period),
+        "asker": float(evidence.graph_speaker in ASKER_ROLES),
     }
 
 

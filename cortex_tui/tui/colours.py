@@ -24,6 +24,7 @@ _SIGNAL_DEFAULTS: tuple[str, ...] = (
     "#d0648a",  # tag_affinity
     "#7f9c3a",  # graph_proximity
     "#4fa3c7",  # period
+    "#c98f5a",  # asker
 )
 
 

@@ -46,7 +46,7 @@ def test_every_result_carries_a_breakdown_that_sums(engine: LocalEngine) -> None
     assert response.results
     for r in response.results:
         b = r.breakdown
-        assert len(b.signals) == 10  # relevance and nine priors
+        assert len(b.signals) == 11  # relevance and ten priors
         assert math.isclose(sum(s.contribution for s in b.signals.values()), b.adjusted)
         assert math.isclose(b.adjusted * b.supersession_penalty * b.conflict_penalty, r.score)
         assert b.dense is not None or b.lexical is not None
@@ -424,3 +424,68 @@ def test_a_candidate_mentioning_a_named_entity_gets_its_proximity_from_any_chann
         assert by_id[memory_id].graph_hops == 1
         assert by_id[memory_id].signals["graph_proximity"].raw == 1.0
         assert by_id[memory_id].graph_note() == "mentions an entity the query names"
+
+
+def test_a_question_in_the_first_person_favours_what_the_user_said(engine: LocalEngine) -> None:
+    """The asker's own turns are the facts about them: "I" names the user, as a name
+    names a speaker, and the assistant's longer answer on the topic ranks below."""
+    mine = said(engine, "I graduated with a degree in marine biology in 2019", "user")
+    answer = said(
+        engine,
+        "A degree in marine biology opens paths in conservation, research and data work; "
+        "many graduates also move into environmental consulting.",
+        "assistant",
+    )
+    asked = engine.recall(
+        RecallRequest(query="What degree did I graduate with?", update_access=False)
+    )
+    by_id = {r.memory.id: r.breakdown for r in asked.results}
+    assert by_id[mine].graph_speaker == "user"
+    assert by_id[mine].signals["graph_proximity"].raw == 1.0
+    assert by_id[mine].signals["asker"].raw == 1.0
+    assert by_id[answer].signals["asker"].raw == 0.0
+    assert by_id[mine].graph_note() == "said by the user, whom a question in the first person names"
+    assert by_id[answer].graph_speaker is None
+    assert asked.results[0].memory.id == mine
+    # A question in the third person names nobody; the setting turns the reading off.
+    plain = engine.recall(
+        RecallRequest(query="which degree in marine biology", update_access=False)
+    )
+    assert all(r.breakdown.graph_speaker is None for r in plain.results)
+    off = engine.with_settings(
+        engine.settings.model_copy(
+            update={
+                "recall": engine.settings.recall.model_copy(update={"first_person_speaker": False})
+            }
+        )
+    )
+    unread = off.recall(
+        RecallRequest(query="What degree did I graduate with?", update_access=False)
+    )
+    assert all(r.breakdown.graph_speaker is None for r in unread.results)
+
+
+def test_a_question_about_what_you_said_favours_the_assistant(engine: LocalEngine) -> None:
+    """ "The sealant you recommended" asks for the agent's words, not the person's."""
+    asked_for = said(engine, "Which sealant should I use on my recycled pallet table?", "user")
+    advice = said(
+        engine, "Use a water-based polyurethane sealant on the pallet table.", "assistant"
+    )
+    for question in (
+        "Can you remind me which sealant you recommended for my pallet table?",
+        "What sealant did you suggest for the pallet table I built?",
+    ):
+        asked = engine.recall(RecallRequest(query=question, update_access=False))
+        by_id = {r.memory.id: r.breakdown for r in asked.results}
+        assert by_id[advice].graph_speaker == "assistant", question
+        assert by_id[advice].graph_note() == (
+            "said by the assistant, whom a question about what you said names"
+        )
+        assert by_id[advice].signals["asker"].raw == 0.0
+        assert by_id[advice].signals["graph_proximity"].raw == 1.0
+        assert by_id[asked_for].graph_speaker is None, question
+    # Asking for something new names nobody: "can you recommend" is not "you recommended".
+    fresh = engine.recall(
+        RecallRequest(query="Can you recommend a sealant for a table?", update_access=False)
+    )
+    assert {r.breakdown.graph_speaker for r in fresh.results} == {None}
