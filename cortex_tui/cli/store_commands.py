@@ -238,6 +238,10 @@ def cmd_bench(ctx: CommandContext) -> int:
         raise InvalidInputError(
             "--sizes and --views take whole numbers, e.g. --sizes 1000,10000"
         ) from None
+    if min(sizes + views, default=1) < 1:  # a store of 0 memories left the views bench hanging
+        raise InvalidInputError(
+            "--sizes and --views take store sizes of 1 or more (--views '' skips the views)"
+        )
     counts = (a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns, a.load_think_ms)
     if min(*counts, a.first_frame_runs, a.cold_runs) < 0:
         raise InvalidInputError(

@@ -3,8 +3,10 @@
 The period prior favours memories dated in it. Parsing is a handful of patterns rather
 than a date library: the hook runs this on every prompt, and the forms people write in
 a question are few — a calendar date, a month (with or without its year), a year, and
-"yesterday", "last week", "3 months ago" and their kin, read against the clock. A query
-naming no period (or several) gets none, and the prior then moves nothing.
+"yesterday", "last week", "3 months ago", "the past two weeks" and their kin, read
+against the clock ("last month" is the calendar month before this one; "the last month"
+the thirty days up to today). A query naming no period (or several) gets none, and the
+prior then moves nothing.
 """
 
 from __future__ import annotations
@@ -42,8 +44,20 @@ _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_COUNT_WORDS = "|".join(_NUMBERS)
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "a couple of": 2,
+    "a few": 3,
+    "few": 3,
+}
+_COUNT_WORDS = "|".join(n.replace(" ", r"\s+") for n in sorted(_NUMBERS, key=len, reverse=True))
 _NAMED_SPANS = r"last\s+(?:night|weekend|week|month|year)|this\s+(?:week|month|year)"
 
 # Most specific first: the first pattern that matches decides.
@@ -56,6 +70,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("month", rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b"),
         ("relative_month", rf"\b(?P<which>last|this|in|during|since)\s+{_MONTH}(?!\s+\d)\b"),
         ("ago", rf"\b(?P<count>\d+|{_COUNT_WORDS})\s+(?P<unit>day|week|month|year)s?\s+ago\b"),
+        (
+            "trailing",
+            rf"\bthe\s+(?:past|last|previous)\s+(?:(?P<count>\d+|{_COUNT_WORDS})\s+)?"
+            r"(?P<unit>day|week|month|year)s?\b",
+        ),
         ("named", rf"\b(?P<name>yesterday|today|{_NAMED_SPANS})\b"),
         ("year", rf"\b(?:in|during|of|since)\s+{_YEAR}\b"),
     )
@@ -113,11 +132,16 @@ def _period(kind: str, match: re.Match[str], now: datetime) -> Period | None:
                 groups["which"].lower(), _MONTHS[groups["month"].lower()], now, text
             )
         if kind == "ago":
-            count = groups["count"].lower()
+            count = " ".join(groups["count"].lower().split())
             days = _UNITS[groups["unit"].lower()] * int(_NUMBERS.get(count, count))
             centre = _day(now) - timedelta(days=days)
             half = timedelta(days=max(1, days // 4))
             return Period(centre - half, centre + half + timedelta(days=1), text)
+        if kind == "trailing":  # "the past two weeks": up to today, not a calendar span
+            count = " ".join((groups["count"] or "one").lower().split())
+            days = _UNITS[groups["unit"].lower()] * int(_NUMBERS.get(count, count))
+            end = _day(now) + timedelta(days=1)
+            return Period(end - timedelta(days=days + 1), end, text)
         if kind == "named":
             return _named(" ".join(groups["name"].lower().split()), now, text)
         start = datetime(int(groups["year"]), 1, 1, tzinfo=UTC)

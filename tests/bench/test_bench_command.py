@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import Cli
 
 
@@ -96,3 +98,13 @@ def test_a_bench_count_below_one_is_one_line_naming_it(cli: Cli) -> None:
     run = cli("bench", "--sizes", "20", "--remember-count", "0")
     assert run.code != 0
     assert run.err.strip() == "cortex-tui: error: --remember-count must be at least 1, got 0"
+
+
+@pytest.mark.parametrize("flag", ["--sizes", "--views"])
+def test_a_store_size_below_one_is_one_line_naming_it(cli: Cli, flag: str) -> None:
+    run = cli("bench", flag, "0", "--hook-runs", "0", "--first-frame-runs", "0")
+    assert run.code == 2
+    assert run.err.strip() == (
+        "cortex-tui: error: --sizes and --views take store sizes of 1 or more "
+        "(--views '' skips the views)"
+    )

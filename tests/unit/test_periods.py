@@ -38,6 +38,15 @@ def _days(query: str) -> tuple[str, str] | None:
         ("what did we ship last month", "2023-09-01", "2023-10-01"),
         ("the trip last year", "2022-01-01", "2023-01-01"),
         ("what happened 2 weeks ago", "2023-10-03", "2023-10-10"),
+        ("the bug from a few days ago", "2023-10-16", "2023-10-19"),
+        ("a couple of weeks ago", "2023-10-03", "2023-10-10"),
+        ("a couple  of\nweeks ago, split over lines", "2023-10-03", "2023-10-10"),
+        # Up to today, not a calendar span: "the last month" is not "last month".
+        ("How many times did I bake in the past two weeks?", "2023-10-06", "2023-10-21"),
+        ("which events did I go to during the past month", "2023-09-20", "2023-10-21"),
+        ("what did we decide in the last month", "2023-09-20", "2023-10-21"),
+        ("errors over the last 3 days", "2023-10-17", "2023-10-21"),
+        ("what I read in the previous year", "2022-10-20", "2023-10-21"),
         ("31 February 2023 never was; February 2023 was", "2023-02-01", "2023-03-01"),
     ],
 )
@@ -53,6 +62,7 @@ def test_named_periods(query: str, start: str, end: str) -> None:
         "when did Caroline adopt her dog",
         "port 2023 is taken",
         "the march of progress",
+        "the last time the build broke",
     ],
 )
 def test_queries_naming_no_period(query: str) -> None:
