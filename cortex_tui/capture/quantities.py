@@ -13,31 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "ninety": 90,
-    "dozen": 12,
-    "twice": 2,
-    "thrice": 3,
-}
+from cortex_tui.number_words import NUMBER_WORDS
+
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {
     "time": {
@@ -147,7 +124,7 @@ def number(word: str) -> float | None:
     """The number a word spells ("5,000", "2.5", "nine"), if it is one."""
     if _NUMBER.match(word):
         return float(word.replace(",", ""))
-    return _NUMBER_WORDS.get(word)
+    return NUMBER_WORDS.get(word)
 
 
 def read_value(words: list[str], at: int) -> Value | None:

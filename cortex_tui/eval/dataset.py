@@ -241,7 +241,7 @@ def _load_file(
         )
         return
     raw = _decode(text, path, None)
-    del text, data
+    del text, data  # LongMemEval-S: 277 MB of bytes and again as text, not needed now
     if is_sessions_corpus(raw):
         loaded.add([load_sessions(raw, path, transcripts)])
     elif is_locomo(raw):

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.eval.raw_fields import required
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 APART = ["adversarial"]
@@ -171,9 +172,4 @@ def _notes(name: str, unknown: list[str], skipped: int) -> list[str]:
 
 
 def _field(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
-    value = obj.get(key)
-    if not isinstance(value, kind):
-        raise InvalidInputError(
-            f"{where}: field {key} is missing or not a {kind.__name__} (is this locomo10.json?)"
-        )
-    return value
+    return required(obj, key, kind, where, "locomo10.json")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.eval.raw_fields import required
 
 CUTOFFS = [5, 10, 25, 50]
 _DATE = re.compile(r"(\d{4})/(\d{1,2})/(\d{1,2})(?: \(\w+\))? (\d{1,2}):(\d{2})")
@@ -151,10 +152,4 @@ def _date(text: Any, where: str) -> datetime:
 
 
 def _field(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
-    value = obj.get(key)
-    if not isinstance(value, kind):
-        raise InvalidInputError(
-            f"{where}: field {key} is missing or not a {kind.__name__} "
-            "(is this a LongMemEval file?)"
-        )
-    return value
+    return required(obj, key, kind, where, "a LongMemEval file")

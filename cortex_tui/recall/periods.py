@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from cortex_tui.number_words import NUMBER_WORDS
+
 _MONTHS = {
     name: number
     for number, names in enumerate(
@@ -44,19 +46,7 @@ _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "a couple of": 2,
-    "a few": 3,
-    "few": 3,
-}
+_NUMBERS = {**NUMBER_WORDS, "a": 1, "an": 1, "a couple of": 2, "a few": 3, "few": 3}
 _COUNT_WORDS = "|".join(n.replace(" ", r"\s+") for n in sorted(_NUMBERS, key=len, reverse=True))
 _NAMED_SPANS = r"last\s+(?:night|weekend|week|month|year)|this\s+(?:week|month|year)"
 
