@@ -183,6 +183,9 @@ class RecallConfig(_Section):
     # conversations 0, 20 and 50 rank alike (R@10 75.4), and the search costs a second
     # vector index walk (+8 ms at 100k memories).
     context_candidates: int = Field(default=0, ge=0, le=1000)
+    # The dense channel also reads a memory of several sentences by this × the cosine of
+    # its best-matching sentence (`[parts]`); 0 reads the whole text alone.
+    part_weight: float = Field(default=0.95, ge=0, le=1)
     rerank_spread: float = Field(default=0.15, ge=0)
     rerank_budget_ms_hook: int = Field(default=100, ge=0)
     rerank_budget_ms_interactive: int = Field(default=3000, ge=0)
@@ -448,6 +451,22 @@ class ContextConfig(_Section):
     )
 
 
+class PartsConfig(_Section):
+    """Part vectors: a memory of several sentences is also indexed by each sentence, so
+    a fact said in passing inside a long turn is found by a question about it alone.
+    Index-side: changing these applies to memories written afterwards (`cortex-tui
+    reembed` rebuilds every memory's parts). Each part is one more embedding at write
+    time; a one-sentence memory has none."""
+
+    enabled: bool = True
+    max_parts: int = Field(
+        default=48, ge=2, le=512, description="sentences of a memory indexed (its first)"
+    )
+    min_chars: int = Field(
+        default=40, ge=0, le=1000, description="a shorter sentence joins its neighbour"
+    )
+
+
 COMPACT_AFTER = 5000
 """Memories an embedded store's written segment collects before a compaction folds them."""
 
@@ -481,6 +500,7 @@ class Settings(BaseSettings):
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
+    parts: PartsConfig = Field(default_factory=PartsConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     write: WritePathConfig = Field(default_factory=WritePathConfig)
     graph: GraphConfig = Field(default_factory=GraphConfig)

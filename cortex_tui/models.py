@@ -270,6 +270,16 @@ class ScoreBreakdown(_Model):
     matched_context: bool = Field(
         default=False, description="the dense channel used context_cosine, not cosine"
     )
+    part_cosine: float | None = Field(
+        default=None,
+        description="cosine of the memory's best-matching sentence, when it has several",
+    )
+    matched_part: bool = Field(
+        default=False, description="the dense channel used part_cosine, not cosine"
+    )
+    matched_sentence: str | None = Field(
+        default=None, description="the sentence behind part_cosine, when the channel used it"
+    )
     lexical_score: float | None = None
     dense_scaled: float | None = None
     lexical_scaled: float | None = None
@@ -313,7 +323,14 @@ class ScoreBreakdown(_Model):
         return f"= BM25 {bm25:.3f} × coverage {coverage:.3f}"
 
     def dense_note(self) -> str | None:
-        """Which text the dense channel matched, when the memory has a session context."""
+        """Which text the dense channel matched, when the memory has a session context or
+        several sentences."""
+        if self.matched_part and self.part_cosine is not None:
+            sentence = "" if self.matched_sentence is None else f": {self.matched_sentence!r}"
+            return (
+                f"matched by one of its sentences: cosine {self.part_cosine:.3f}"
+                f" (whole text {self.cosine:.3f}){sentence}"
+            )
         if self.context_cosine is None:
             return None
         if self.matched_context:

@@ -7,6 +7,9 @@ import benchmark does not already measure; exact vector search costs the same fo
 vectors of the same dimension. Every memory is a turn of a conversation (sessions of
 20 turns, written through the engine), so each has a context vector and the previous
 turn's words in its lexical vector: the store that costs neighbour context the most.
+Every other memory has `SYNTHETIC_PARTS` part vectors (perturbed base vectors, as its
+own), about as many per memory as LoCoMo's turns have (1.6), so recall pays for reading
+them.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ REMEMBER_COUNT = 300
 HOOK_RUNS = 20
 COLD_RUNS = 10
 HOOK_STORE_SIZE = 1000
+SYNTHETIC_PARTS = 3
 SESSION_TURNS = 20
 SYNC_LINES = 10_000
 SYNC_SAVES = 20
@@ -253,7 +257,11 @@ def _bench_size(
         picks = noise.integers(0, len(base_vectors), count)
         vectors = base_vectors[picks] + noise.normal(0, 0.02, (count, base_vectors.shape[1]))
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        engine.insert(memories, vectors=vectors.astype(np.float32))
+        parts = [
+            _synthetic_parts(base_vectors, noise, SYNTHETIC_PARTS if i % 2 else 0)
+            for i in range(count)
+        ]
+        engine.insert(memories, vectors=vectors.astype(np.float32), parts=parts)
     build_seconds = time.perf_counter() - t0
     engine.close()
     fresh = _measure_store(settings, embedder, folder, queries)
@@ -271,6 +279,15 @@ def _bench_size(
         "after_optimize": optimized,
         **_time_backup(settings, embedder, folder),
     }
+
+
+def _synthetic_parts(
+    base_vectors: np.ndarray[Any, np.dtype[np.float32]], noise: np.random.Generator, count: int
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    picked = base_vectors[noise.integers(0, len(base_vectors), count)]
+    rows = picked + noise.normal(0, 0.02, picked.shape)
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    return rows.astype(np.float32)
 
 
 def _time_backup(settings: Settings, embedder: Embedder, folder: Path) -> dict[str, float]:

@@ -158,7 +158,11 @@ def load_demo(engine: LocalEngine) -> dict[str, int]:
     """Store the demo data set; with the shipped vectors when they are the engine's
     embedder's for this data (see `cortex_tui.demo.vectors`), else embedding it."""
     memories, entities, relations = build_demo()
-    shipped = shipped_vectors(engine.embedder, DemoTexts.of(memories, entities))
-    engine.insert(memories, vectors=shipped.memories if shipped else None)
+    texts = DemoTexts.of(memories, entities, engine.settings.parts)
+    shipped = shipped_vectors(engine.embedder, texts)
+    if shipped is None:
+        engine.insert(memories)
+    else:
+        engine.insert(memories, vectors=shipped.memories, parts=shipped.split_parts(texts))
     engine.insert_graph(entities, relations, entity_vectors=shipped.entities if shipped else None)
     return {"memories": len(memories), "entities": len(entities), "relations": len(relations)}

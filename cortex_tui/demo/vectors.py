@@ -1,8 +1,9 @@
 """The demo data set's vectors, precomputed, so `cortex-tui --demo` does not embed it.
 
 `vectors.npy` holds float32 rows: the demo memories' contents, then the entities' names,
-in `build_demo()` order, as the default embedder embeds them (one `embed` call for each
-kind, as `LocalEngine.insert` and `insert_graph` make them). `vectors.json` records the
+then the memories' part texts (`engine/parts.py`, default settings), in `build_demo()`
+order, as the default embedder embeds them (one `embed` call for each kind, as
+`LocalEngine.insert` and `insert_graph` make them). `vectors.json` records the
 embedder that made them (`name:dimension`, as the store's meta does) and a SHA-256 of the
 texts. `load_demo` uses them only when both match the engine's embedder and the current
 data; anything else (another configured embedder, an edited data.json) is embedded as
@@ -28,9 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from cortex_tui.config import EmbedderConfig
+from cortex_tui.config import EmbedderConfig, PartsConfig
 from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.embed.factory import make_embedder
+from cortex_tui.engine.parts import part_texts
 from cortex_tui.models import Entity, Memory
 
 VECTORS_NAME = "vectors.npy"
@@ -42,24 +44,42 @@ vector by far less, a different model or text by far more."""
 
 @dataclass(frozen=True)
 class DemoTexts:
-    """What the embedder is given for the demo: memory contents, entity names."""
+    """What the embedder is given for the demo: memory contents, entity names, and each
+    memory's part texts (as the parts settings split it)."""
 
     memories: list[str]
     entities: list[str]
+    parts: list[list[str]]
 
     @classmethod
-    def of(cls, memories: Sequence[Memory], entities: Sequence[Entity]) -> DemoTexts:
-        return cls([m.content for m in memories], [e.name for e in entities])
+    def of(
+        cls, memories: Sequence[Memory], entities: Sequence[Entity], parts: PartsConfig
+    ) -> DemoTexts:
+        split = [part_texts(m.content, parts) for m in memories]
+        return cls([m.content for m in memories], [e.name for e in entities], split)
 
     def sha256(self) -> str:
-        encoded = json.dumps([self.memories, self.entities], ensure_ascii=False)
+        encoded = json.dumps([self.memories, self.entities, self.parts], ensure_ascii=False)
         return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+
+    @property
+    def flat_parts(self) -> list[str]:
+        return [text for pieces in self.parts for text in pieces]
 
 
 @dataclass(frozen=True)
 class DemoVectors:
     memories: Matrix
     entities: Matrix
+    parts: Matrix
+    """Every memory's part rows, in memory order (`split_parts` gives them per memory)."""
+
+    def split_parts(self, texts: DemoTexts) -> list[Matrix]:
+        found, start = [], 0
+        for pieces in texts.parts:
+            found.append(self.parts[start : start + len(pieces)])
+            start += len(pieces)
+        return found
 
 
 def embedder_id(embedder: Embedder) -> str:
@@ -82,25 +102,32 @@ def shipped_vectors(embedder: Embedder, texts: DemoTexts) -> DemoVectors | None:
             rows = np.load(file, allow_pickle=False)
     except (OSError, ValueError):
         return None
-    count = len(texts.memories)
-    if rows.dtype != np.float32 or rows.shape != (count + len(texts.entities), embedder.dimension):
+    count, named = len(texts.memories), len(texts.memories) + len(texts.entities)
+    expected = (named + len(texts.flat_parts), embedder.dimension)
+    if rows.dtype != np.float32 or rows.shape != expected:
         return None
-    return DemoVectors(rows[:count], rows[count:])
+    return DemoVectors(rows[:count], rows[count:named], rows[named:])
 
 
 def embed_texts(embedder: Embedder, texts: DemoTexts) -> DemoVectors:
-    return DemoVectors(embedder.embed(texts.memories), embedder.embed(texts.entities))
+    parts = texts.flat_parts
+    return DemoVectors(
+        embedder.embed(texts.memories),
+        embedder.embed(texts.entities),
+        embedder.embed(parts) if parts else np.zeros((0, embedder.dimension), np.float32),
+    )
 
 
 def write_vectors(embedder: Embedder, texts: DemoTexts, folder: Path) -> DemoVectors:
     vectors = embed_texts(embedder, texts)
-    rows = np.concatenate([vectors.memories, vectors.entities]).astype(np.float32)
+    rows = np.concatenate([vectors.memories, vectors.entities, vectors.parts]).astype(np.float32)
     np.save(folder / VECTORS_NAME, rows, allow_pickle=False)
     manifest = {
         "embedder": embedder_id(embedder),
         "texts_sha256": texts.sha256(),
         "memories": len(texts.memories),
         "entities": len(texts.entities),
+        "parts": len(texts.flat_parts),
         "regenerate": "python -m cortex_tui.demo.vectors",
     }
     (folder / MANIFEST_NAME).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -119,6 +146,7 @@ def staleness(embedder: Embedder, texts: DemoTexts) -> str | None:
     worst = min(
         _min_cosine(shipped.memories, fresh.memories),
         _min_cosine(shipped.entities, fresh.entities),
+        _min_cosine(shipped.parts, fresh.parts),
     )
     if worst < MIN_COSINE:
         return f"a shipped demo vector is at cosine {worst:.4f} of a fresh one (< {MIN_COSINE})"
@@ -150,7 +178,7 @@ def main(args: list[str]) -> int:
     parser.add_argument("--check", action="store_true", help="only check; exit 1 when stale")
     options = parser.parse_args(args)
     memories, entities, _ = build_demo()
-    texts = DemoTexts.of(memories, entities)
+    texts = DemoTexts.of(memories, entities, PartsConfig())
     embedder = default_embedder()
     if options.check:
         problem = staleness(embedder, texts)
@@ -159,7 +187,8 @@ def main(args: list[str]) -> int:
     folder = Path(__file__).parent
     write_vectors(embedder, texts, folder)
     print(
-        f"wrote {len(texts.memories)} memory and {len(texts.entities)} entity vectors "
+        f"wrote {len(texts.memories)} memory, {len(texts.entities)} entity and "
+        f"{len(texts.flat_parts)} part vectors "
         f"({embedder_id(embedder)}) to {folder / VECTORS_NAME}"
     )
     return 0

@@ -34,6 +34,7 @@ from cortex_tui.engine.judging import write_judge
 from cortex_tui.engine.limits import check_content, check_query, check_turn
 from cortex_tui.engine.neighbours import NeighbourIndex
 from cortex_tui.engine.overview import Overview
+from cortex_tui.engine.parts import part_texts, part_vectors
 from cortex_tui.engine.projects import ProjectNames
 from cortex_tui.engine.requests import MAX_DAYS
 from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
@@ -77,7 +78,7 @@ from cortex_tui.privacy.records import (
 from cortex_tui.privacy.redactor import Redacted, Redactor
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
-from cortex_tui.store.base import JournalEntry, MemoryFilter, Store, Vector
+from cortex_tui.store.base import JournalEntry, MemoryFilter, Parts, Store, Vector
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,7 @@ class LocalEngine:
             self.weights,
             self.llm,
             shown=self._shown,
+            part_texts=lambda content: part_texts(content, settings.parts),
         )
         self._neighbours = NeighbourIndex(store, settings.context)
         self._write_path = WritePath(
@@ -627,13 +629,22 @@ class LocalEngine:
             )
         return kept
 
-    def insert(self, memories: Sequence[Memory], *, vectors: Matrix | None = None) -> None:
+    def insert(
+        self,
+        memories: Sequence[Memory],
+        *,
+        vectors: Matrix | None = None,
+        parts: Sequence[Matrix] | None = None,
+    ) -> None:
         """Embed and store memories as given, in batches (no write-path logic).
 
         `vectors` (one row per memory, this engine's embedder's embedding of its content,
-        e.g. precomputed for a shipped data set) are stored instead of embedding again.
+        e.g. precomputed for a shipped data set) are stored instead of embedding again;
+        `parts` likewise, one matrix per memory (`engine/parts.py`, empty for none).
         """
         _require_rows(vectors, len(memories), self.embedder.dimension, "memories")
+        if parts is not None and len(parts) != len(memories):
+            raise InvalidInputError(f"{len(memories)} memories but {len(parts)} part lists")
         for start in range(0, len(memories), WRITE_BATCH):
             if start:
                 self.between_batches()
@@ -642,12 +653,21 @@ class LocalEngine:
                 rows = self.embedder.embed([m.content for m in batch])
             else:
                 rows = vectors[start : start + WRITE_BATCH]
-            self._write(batch, list(rows))
+            given = None if parts is None else parts[start : start + WRITE_BATCH]
+            self._write(batch, list(rows), given)
 
-    def _write(self, memories: Sequence[Memory], vectors: Sequence[Vector]) -> None:
-        """Every memory write: indexed with its neighbours' context; a speaker the graph
-        view does not know yet makes the view rebuild on its next use."""
-        self._neighbours.write(memories, vectors)
+    def _write(
+        self,
+        memories: Sequence[Memory],
+        vectors: Sequence[Vector],
+        parts: Sequence[Parts] | None = None,
+    ) -> None:
+        """Every memory write: indexed with its neighbours' context and its sentences
+        (`parts`, embedded here unless given); a speaker the graph view does not know
+        yet makes the view rebuild on its next use."""
+        if parts is None and self.store.indexes_parts:
+            parts = part_vectors(self.embedder, memories, self.settings.parts)
+        self._neighbours.write(memories, vectors, parts)
         graph = self._graph
         if graph is not None and any(
             m.speaker and m.speaker not in graph.speakers for m in memories

@@ -25,7 +25,7 @@ import numpy as np
 
 from cortex_tui.config import ContextConfig
 from cortex_tui.models import Memory
-from cortex_tui.store.base import IndexContext, MemoryFilter, Store, Vector
+from cortex_tui.store.base import IndexContext, MemoryFilter, Parts, Store, Vector
 
 REBUILD_BATCH = 256
 _ANY_TURN = 2**62
@@ -47,8 +47,15 @@ class NeighbourIndex:
         self._store = store
         self._config = config
 
-    def write(self, memories: Sequence[Memory], vectors: Sequence[Vector]) -> None:
-        self._store.upsert_memories(memories, vectors, self.contexts(memories, vectors))
+    def write(
+        self,
+        memories: Sequence[Memory],
+        vectors: Sequence[Vector],
+        parts: Sequence[Parts] | None = None,
+    ) -> None:
+        """Store memories with their context; `parts` (`engine/parts.py`) as given."""
+        contexts = self.contexts(memories, vectors)
+        self._store.upsert_memories(memories, vectors, contexts, parts)
 
     def contexts(
         self, memories: Sequence[Memory], vectors: Sequence[Vector]
@@ -86,7 +93,9 @@ class NeighbourIndex:
             stored = self._store.get_vectors([m.id for m in page])
             batch = [m for m in page if m.id in stored]
             if batch:
-                self.write(batch, [stored[m.id] for m in batch])
+                kept = self._store.get_parts([m.id for m in batch])
+                parts = [kept.get(m.id, []) for m in batch]
+                self.write(batch, [stored[m.id] for m in batch], parts)
                 done += len(batch)
             if offset is None:
                 return done

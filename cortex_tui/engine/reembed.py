@@ -11,8 +11,8 @@ half-built store for another embedder is removed.
 
 With the embedder the store already has, it is a rebuild: the vectors are copied, not
 computed again, and everything the index derives is made anew — lexical vectors with
-today's tokenizer, each conversation memory's neighbour context, and the context vector
-slot a store made before neighbour context lacks.
+today's tokenizer, each conversation memory's neighbour context, and the context and part
+vector slots a store made before them lacks (the parts embedded then: `engine/parts.py`).
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import get_args
 
-from cortex_tui.config import EmbedderConfig, EmbedderKind, Settings, save_setting
+from cortex_tui.config import EmbedderConfig, EmbedderKind, PartsConfig, Settings, save_setting
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.neighbours import NeighbourIndex
+from cortex_tui.engine.parts import part_texts, part_vectors
 from cortex_tui.engine.reembed_sites import site_of
 from cortex_tui.models import Memory
-from cortex_tui.store.base import MemoryFilter, Store, Vector
+from cortex_tui.store.base import MemoryFilter, Parts, Store, Vector
 
 BATCH = 128
 Progress = Callable[[int, int], None]
@@ -62,7 +63,7 @@ def reembed(settings: Settings, to: str, progress: Progress | None = None) -> Re
         source.close()
         raise
     try:
-        copied = _copy(source, target, embedder, progress)
+        copied = _copy(source, target, embedder, settings.parts, progress)
         NeighbourIndex(target, settings.context).rebuild()
     except BaseException:
         target.close()
@@ -82,7 +83,13 @@ class _Copied:
     resumed: int = 0
 
 
-def _copy(source: Store, target: Store, embedder: Embedder, progress: Progress | None) -> _Copied:
+def _copy(
+    source: Store,
+    target: Store,
+    embedder: Embedder,
+    parts: PartsConfig,
+    progress: Progress | None,
+) -> _Copied:
     """Copy everything with new vectors, over whatever an interrupted run left in
     `target`: its memories the source no longer has are deleted."""
     everything = MemoryFilter(current_only=False, statuses=None)
@@ -93,12 +100,12 @@ def _copy(source: Store, target: Store, embedder: Embedder, progress: Progress |
     for memory in source.iter_memories(everything):
         batch.append(memory)
         if len(batch) == BATCH:
-            _copy_batch(batch, source, target, embedder, copied)
+            _copy_batch(batch, source, target, embedder, parts, copied)
             seen.update(m.id for m in batch)
             batch = []
             if progress:
                 progress(copied.memories, total)
-    _copy_batch(batch, source, target, embedder, copied)
+    _copy_batch(batch, source, target, embedder, parts, copied)
     seen.update(m.id for m in batch)
     if progress:
         progress(copied.memories, total)
@@ -137,25 +144,43 @@ def _drop_others(kept: set[str], present: list[str], delete: Callable[[list[str]
 
 
 def _copy_batch(
-    batch: list[Memory], source: Store, target: Store, embedder: Embedder, copied: _Copied
+    batch: list[Memory],
+    source: Store,
+    target: Store,
+    embedder: Embedder,
+    parts: PartsConfig,
+    copied: _Copied,
 ) -> None:
     """Memories with new vectors, or with their own when the embedder is the same (a
     memory without a stored vector, which no write makes, is embedded). A vector an
     interrupted run made is kept while the memory's text is unchanged; the memory itself
-    is always written again, as the source has it now."""
+    is always written again, as the source has it now. Parts likewise: copied, or kept
+    from the interrupted run, while they are as many as the memory's part texts under
+    today's settings; else embedded (a memory of one sentence has none to embed)."""
     if not batch:
         return
     ids = [m.id for m in batch]
     same = source.meta.embedder == embedder.name
     kept: dict[str, Vector] = dict(source.get_vectors(ids)) if same else {}
+    kept_parts: dict[str, Parts] = dict(source.get_parts(ids)) if same else {}
     if not same:
         content = {m.id: m.content for m in batch}
         done = [m.id for m in target.get_memories(ids) if content[m.id] == m.content]
         kept.update(target.get_vectors(done))
+        kept_parts.update(target.get_parts(done))
         copied.resumed += len(kept)
     missing = [m for m in batch if m.id not in kept]
     if missing:
         fresh = embedder.embed([m.content for m in missing])
         kept.update((m.id, row) for m, row in zip(missing, fresh, strict=True))
-    target.upsert_memories(batch, [kept[m.id] for m in batch])
+    unsplit = [
+        m for m in batch if len(kept_parts.get(m.id, [])) != len(part_texts(m.content, parts))
+    ]
+    kept_parts.update(
+        (m.id, rows)
+        for m, rows in zip(unsplit, part_vectors(embedder, unsplit, parts), strict=True)
+    )
+    target.upsert_memories(
+        batch, [kept[m.id] for m in batch], parts=[kept_parts.get(m.id, []) for m in batch]
+    )
     copied.memories += len(batch)

@@ -9,7 +9,10 @@ breakdown never shows a made-up similarity.
 A memory of a conversation also has a context vector (itself and the turn before it,
 `engine/neighbours.py`): the dense channel reads each memory by the better of its own
 cosine and `context_weight` × its context cosine (and searches the context vectors too
-when `context_candidates` asks for it).
+when `context_candidates` asks for it). A memory of several sentences also has part
+vectors (`engine/parts.py`): the channel reads it by `part_weight` × its best sentence's
+cosine when that is better still. Parts are read for the candidates alone, never
+searched: a fact said in passing lifts a memory another channel found.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from cortex_tui.clock import Clock
 from cortex_tui.config import FusionMode, RecallConfig, RecallWeights
@@ -49,6 +54,7 @@ class _Candidate:
     memory: Memory
     cosine: float | None = None
     context_cosine: float | None = None
+    part_cosine: float | None = None
     dense_found: bool = False
     lexical_score: float | None = None
     dense: ChannelHit | None = None
@@ -103,9 +109,12 @@ class Recaller:
         weights_for: Callable[[str | None], RecallWeights],
         llm: LLMClient | None = None,
         shown: Callable[[Memory], Memory] = lambda memory: memory,
+        part_texts: Callable[[str], list[str]] = lambda content: [],
     ) -> None:
         """`shown`: a memory as a recall may hand it out (the privacy step's read guard),
-        applied before an LLM re-ranks or the context block is written."""
+        applied before an LLM re-ranks or the context block is written. `part_texts`:
+        the sentences a memory's parts were made of (to name the one that matched)."""
+        self._part_texts = part_texts
         self._store = store
         self._shown = shown
         self._embedder = embedder
@@ -234,16 +243,33 @@ class Recaller:
     def _complete_context(self, ranked: Sequence[_Ranked], vector: Matrix) -> None:
         """Context cosines of results whose context was not needed to rank them (their
         own cosine beats any context cosine under the context list's bound), so the
-        breakdown shows both."""
+        breakdown shows both; and the sentence a result was matched by."""
+        self._name_sentences(ranked, vector)
         if not self._reads_context:
             return
         missing = {r.memory.id: r for r in ranked if r.evidence.context_cosine is None}
         for memory_id, cosine in self._cosines(vector, list(missing), context=True).items():
             missing[memory_id].evidence.context_cosine = cosine
 
+    def _name_sentences(self, ranked: Sequence[_Ranked], vector: Matrix) -> None:
+        """The sentence each shown result was matched by, where the channel read one."""
+        by_part = {r.memory.id: r for r in ranked if r.evidence.part_read is not None}
+        if not by_part:
+            return
+        query = np.asarray(vector, dtype=np.float32)
+        for memory_id, parts in self._store.get_parts(list(by_part)).items():
+            texts = self._part_texts(by_part[memory_id].memory.content)
+            if len(texts) == len(parts):  # else the memory was split by other settings
+                best = int(np.argmax(np.asarray(parts, dtype=np.float32) @ query))
+                by_part[memory_id].evidence.matched_sentence = texts[best]
+
     @property
     def _reads_context(self) -> bool:
         return self._config.context_weight > 0 and self._store.indexes_context
+
+    @property
+    def _reads_parts(self) -> bool:
+        return self._config.part_weight > 0 and self._store.indexes_parts
 
     def _rank_dense(self, pool: _Pool) -> None:
         """The dense channel's order (its candidates by the cosine recall reads) and its
@@ -259,19 +285,30 @@ class Recaller:
         )
         pool.dense_top = [self._dense_cosine(pool.candidates[memory_id]) for memory_id in top]
 
-    def _context_read(self, candidate: _Candidate) -> float | None:
-        """The weighted context cosine when the dense channel reads it (it beats the
-        memory's own); None when it reads the own cosine. Context cosines are only ever
-        gathered when recall reads them."""
-        if candidate.context_cosine is None:
-            return None
-        with_context = self._config.context_weight * candidate.context_cosine
-        return with_context if with_context > (candidate.cosine or 0.0) else None
+    def _reads(self, candidate: _Candidate) -> tuple[float | None, float | None]:
+        """The weighted context cosine and the weighted best-sentence cosine, each when
+        the dense channel reads it (it beats the memory's own and the other); None
+        where it reads the own cosine. They are only ever gathered when recall reads
+        them."""
+        own = candidate.cosine or 0.0
+        context = part = None
+        if candidate.context_cosine is not None:
+            context = self._config.context_weight * candidate.context_cosine
+        if candidate.part_cosine is not None:
+            part = self._config.part_weight * candidate.part_cosine
+        if part is not None and part > own and (context is None or part > context):
+            return None, part
+        if context is not None and context > own:
+            return context, None
+        return None, None
 
     def _dense_cosine(self, candidate: _Candidate) -> float:
-        """The cosine the dense channel reads: the context's when it matched better."""
-        read = self._context_read(candidate)
-        return (candidate.cosine or 0.0) if read is None else read
+        """The cosine the dense channel reads: the context's or a sentence's when it
+        matched better."""
+        context, part = self._reads(candidate)
+        if part is not None:
+            return part
+        return (candidate.cosine or 0.0) if context is None else context
 
     def _gather_graph(
         self, request: RecallRequest, flt: MemoryFilter, vector: Matrix, pool: _Pool
@@ -355,6 +392,10 @@ class Recaller:
         missing = [c.memory.id for c in pool.candidates.values() if c.cosine is None]
         for memory_id, cosine in self._cosines(vector, missing, context=False).items():
             pool.candidates[memory_id].cosine = cosine
+        if self._reads_parts:
+            unread = [c.memory.id for c in pool.candidates.values() if c.part_cosine is None]
+            for memory_id, cosine in self._store.part_cosines(vector, unread).items():
+                pool.candidates[memory_id].part_cosine = cosine
         if not self._reads_context:
             return
         # Only where the context could be the one read: above the bound, own cosine wins.
@@ -389,8 +430,8 @@ class Recaller:
         multipliers = Multipliers.of(config)
         ranked: list[_Ranked] = []
         for c in candidates:
-            context_read = self._context_read(c)
-            cosine = (c.cosine or 0.0) if context_read is None else context_read
+            context_read, part_read = self._reads(c)
+            cosine = self._dense_cosine(c)
             # Coverage matters only where BM25 found a term: elsewhere the lexical term is
             # 0 whatever it is, and tokenizing every dense-only candidate costs time.
             coverage: float | None = None
@@ -401,6 +442,8 @@ class Recaller:
                 cosine=c.cosine or 0.0,
                 context_cosine=c.context_cosine,
                 context_read=context_read,
+                part_cosine=c.part_cosine,
+                part_read=part_read,
                 relevance=relevance(
                     mode,
                     cosine=cosine,

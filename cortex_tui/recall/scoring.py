@@ -53,6 +53,10 @@ class Evidence:
     context_cosine: float | None = None
     context_read: float | None = None
     """The weighted context cosine, when the dense channel read it rather than `cosine`."""
+    part_cosine: float | None = None
+    part_read: float | None = None
+    """The weighted cosine of the best sentence, when the dense channel read it."""
+    matched_sentence: str | None = None
     lexical_score: float | None = None
     dense: ChannelHit | None = None
     lexical: ChannelHit | None = None
@@ -63,7 +67,10 @@ class Evidence:
 
     @property
     def read_cosine(self) -> float:
-        """The cosine the dense channel read: the context's when it matched better."""
+        """The cosine the dense channel read: the context's or a sentence's when it
+        matched better."""
+        if self.part_read is not None:
+            return self.part_read
         return self.cosine if self.context_read is None else self.context_read
 
 
@@ -281,6 +288,9 @@ def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
         cosine=evidence.cosine,
         context_cosine=evidence.context_cosine,
         matched_context=evidence.context_read is not None,
+        part_cosine=evidence.part_cosine,
+        matched_part=evidence.part_read is not None,
+        matched_sentence=evidence.matched_sentence,
         lexical_score=evidence.lexical_score,
         dense_scaled=fused.dense,
         lexical_scaled=fused.lexical,

@@ -8,9 +8,10 @@ flush, each public write ends with one `_commit` (Edge: `flush()`), or, inside
 `deferred_commits`, one per collection at the end of the batch.
 
 Collections: `memories` (dense "dense", dense "context" for memories of a conversation,
-sparse "lexical", payload), `entities` (dense name vector + payload), `relations` and
-`journal` (payload only). A memory's context (the turn before it) is index-side: its
-text rides in the payload under `_context` so the lexical vector can be rebuilt when
+multivector "parts" for memories of several sentences, sparse "lexical", payload),
+`entities` (dense name vector + payload), `relations` and `journal` (payload only). A
+memory's context (the turn before it) is index-side: its text rides in the payload under
+`_context` so the lexical vector can be rebuilt when
 tags change, and it never reaches the `Memory` model.
 """
 
@@ -33,6 +34,7 @@ from cortex_tui.store.base import (
     IndexContext,
     JournalEntry,
     MemoryFilter,
+    Parts,
     ScoredEntity,
     ScoredMemory,
     StoredPoint,
@@ -70,6 +72,7 @@ log = logging.getLogger(__name__)
 
 DENSE = "dense"
 CONTEXT = "context"
+PARTS = "parts"
 LEXICAL = "lexical"
 TIE_MARGIN = 16  # ids fetched past a search's cut once scores are seen to tie across it
 TIE_REACH = 8  # the farthest a search reaches for the rest of a tie group: 8 × its limit
@@ -77,6 +80,8 @@ _NO_TURN_LIMIT = 2**62  # "before" a turn no session reaches: the session's late
 _TURN_MEMORIES = 32  # memories read for one turn (a captured turn yields a handful)
 _REENCODE_BATCH = 512  # lexical vectors replaced per update when the tokenizer changed
 Payload = Mapping[str, Any]
+QueryVector = list[float] | list[list[float]] | SparseTerms
+"""What a search asks with: a dense vector, a multivector (for `PARTS`), sparse terms."""
 _Record = TypeVar("_Record", Memory, Entity)
 
 
@@ -96,6 +101,7 @@ class PointData:
     dense: list[float] | None = None
     sparse: SparseTerms | None = None
     context: list[float] | None = None
+    parts: list[list[float]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +135,23 @@ def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, locati
 
 
 def dense_only(vector: object) -> dict[str, list[float]]:
-    """A record's named dense vectors (sparse ones derive from the payload)."""
+    """A record's named single dense vectors (sparse ones derive from the payload; its
+    parts are `parts_only`)."""
     if not isinstance(vector, dict):
         return {}
-    return {name: cast(list[float], v) for name, v in vector.items() if isinstance(v, list)}
+    return {
+        name: cast(list[float], v)
+        for name, v in vector.items()
+        if isinstance(v, list) and name != PARTS
+    }
+
+
+def parts_only(vector: object) -> list[list[float]]:
+    """A record's part vectors (none when it has no parts)."""
+    if not isinstance(vector, dict):
+        return []
+    parts = vector.get(PARTS)
+    return [list(map(float, part)) for part in parts] if isinstance(parts, list) else []
 
 
 def _floats(vector: Vector) -> list[float]:
@@ -142,10 +161,15 @@ def _floats(vector: Vector) -> list[float]:
     return list(map(float, vector))
 
 
-def _memory_point(memory: Memory, vector: Vector, context: IndexContext | None) -> PointData:
+def _memory_point(
+    memory: Memory, vector: Vector, context: IndexContext | None, parts: Parts
+) -> PointData:
     payload = to_payload(memory)
+    part_rows = [_floats(part) for part in parts] or None
     if context is None:
-        return PointData(memory.id, payload, _floats(vector), _lexical(memory, None))
+        return PointData(
+            memory.id, payload, _floats(vector), _lexical(memory, None), parts=part_rows
+        )
     stored = {"text": context.text, "weight": context.lexical_weight}
     payload[CONTEXT_KEY] = stored
     return PointData(
@@ -154,6 +178,7 @@ def _memory_point(memory: Memory, vector: Vector, context: IndexContext | None) 
         _floats(vector),
         _lexical(memory, stored),
         None if context.vector is None else _floats(context.vector),
+        part_rows,
     )
 
 
@@ -170,12 +195,19 @@ class QdrantStore(ABC, Generic[C]):
     """A `Store` over Qdrant points; see the module docstring for the split."""
 
     def __init__(
-        self, meta: StoreMeta, location: str, build: ConditionBuilder[C], *, context: bool
+        self,
+        meta: StoreMeta,
+        location: str,
+        build: ConditionBuilder[C],
+        *,
+        context: bool,
+        parts: bool,
     ) -> None:
         self._meta = meta
         self._location = location
         self._build = build
         self._context = context
+        self._parts = parts
         self._journal_lock = threading.Lock()
         self._deferred: set[Collection] | None = None
 
@@ -212,6 +244,10 @@ class QdrantStore(ABC, Generic[C]):
         return self._context
 
     @property
+    def indexes_parts(self) -> bool:
+        return self._parts
+
+    @property
     def location(self) -> str:
         return self._location
 
@@ -233,17 +269,21 @@ class QdrantStore(ABC, Generic[C]):
         """The `using` vectors of the points among `ids` that have one."""
 
     @abstractmethod
+    def _part_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        """The part vectors of the points among `ids` that have parts."""
+
+    @abstractmethod
     def _search(
         self,
         coll: Collection,
         using: str,
-        vector: list[float] | SparseTerms,
+        vector: QueryVector,
         cond: C | None,
         limit: int,
         fields: Sequence[str] | None = None,
     ) -> list[Hit]:
         """The `limit` nearest points with their payloads (all fields, only `fields`, or
-        none: `IDS_ONLY`)."""
+        none: `IDS_ONLY`). On `PARTS` a point scores by its best part."""
 
     @abstractmethod
     def _scroll(
@@ -339,6 +379,7 @@ class QdrantStore(ABC, Generic[C]):
         memories: Sequence[Memory],
         vectors: Sequence[Vector],
         contexts: Sequence[IndexContext | None] | None = None,
+        parts: Sequence[Parts] | None = None,
     ) -> None:
         require_point_ids(m.id for m in memories)
         require_vectors(len(memories), vectors, self._meta.dimension, "memories")
@@ -349,8 +390,16 @@ class QdrantStore(ABC, Generic[C]):
             given = [c if c is None else replace(c, vector=None) for c in given]
         context_vectors = [c.vector for c in given if c is not None and c.vector is not None]
         require_vectors(len(context_vectors), context_vectors, self._meta.dimension, "contexts")
+        split: list[Parts] = list(parts) if parts is not None else [[]] * len(memories)
+        if len(split) != len(memories):
+            raise InvalidInputError(f"{len(memories)} memories but {len(split)} part lists")
+        if not self._parts:
+            split = [[]] * len(memories)
+        for rows in split:
+            require_vectors(len(rows), list(rows), self._meta.dimension, "parts")
         if memories:
-            self._upsert(Collection.MEMORIES, list(map(_memory_point, memories, vectors, given)))
+            points = list(map(_memory_point, memories, vectors, given, split))
+            self._upsert(Collection.MEMORIES, points)
             self._durable(Collection.MEMORIES)
 
     def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
@@ -397,6 +446,12 @@ class QdrantStore(ABC, Generic[C]):
             return {}
         wanted = list(dict.fromkeys(point_ids(ids)))
         return self._dense_vectors(Collection.MEMORIES, wanted, CONTEXT if context else DENSE)
+
+    def get_parts(self, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        if not self._parts:
+            return {}
+        wanted = list(dict.fromkeys(point_ids(ids)))
+        return self._part_vectors(Collection.MEMORIES, wanted)
 
     def session_turn(self, session_id: str, before: int | None = None) -> list[Memory]:
         flt = MemoryFilter(
@@ -458,9 +513,13 @@ class QdrantStore(ABC, Generic[C]):
             return {}
         return self._scores_of(ids, CONTEXT if context else DENSE, _floats(vector))
 
-    def _scores_of(
-        self, ids: Sequence[str], using: str, query: list[float] | SparseTerms
-    ) -> dict[str, float]:
+    def part_cosines(self, vector: Vector, ids: Sequence[str]) -> dict[str, float]:
+        require_vectors(1, [vector], self._meta.dimension, "query")
+        if not self._parts:
+            return {}
+        return self._scores_of(ids, PARTS, [_floats(vector)])
+
+    def _scores_of(self, ids: Sequence[str], using: str, query: QueryVector) -> dict[str, float]:
         """The named memories' scores on one vector: a search restricted to them, ids
         and scores only."""
         wanted = list(dict.fromkeys(ids))
@@ -473,7 +532,7 @@ class QdrantStore(ABC, Generic[C]):
     def _search_settled(
         self,
         using: str,
-        vector: list[float] | SparseTerms,
+        vector: QueryVector,
         cond: C | None,
         limit: int,
         fields: Sequence[str] | None = None,
@@ -495,7 +554,7 @@ class QdrantStore(ABC, Generic[C]):
     def _settle_tie(
         self,
         using: str,
-        vector: list[float] | SparseTerms,
+        vector: QueryVector,
         cond: C | None,
         limit: int,
         hits: list[Hit],
@@ -671,8 +730,10 @@ class QdrantStore(ABC, Generic[C]):
         context = point.vectors.get(CONTEXT) if self._context else None
         if context is not None:
             require_vectors(1, [context], self._meta.dimension, "contexts")
+        parts = point.parts if self._parts else []
+        require_vectors(len(parts), parts, self._meta.dimension, "parts")
         sparse = _lexical(memory, point.payload.get(CONTEXT_KEY))
-        return PointData(pid, dict(point.payload), dense, sparse, context)
+        return PointData(pid, dict(point.payload), dense, sparse, context, parts or None)
 
     # --- helpers ----------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,6 +30,8 @@ from cortex_tui.models import (
 )
 
 Vector = Sequence[float] | npt.NDArray[np.float32]
+Parts = Sequence[Vector] | npt.NDArray[np.float32]
+"""A memory's part vectors: one per sentence of a text that has several, else none."""
 WriteMemories = Callable[[Sequence[Memory], Sequence[Vector]], None]
 """Stores new memories with their vectors: the engine's writer adds neighbour context."""
 
@@ -157,6 +159,8 @@ class StoredPoint:
 
     payload: dict[str, Any]
     vectors: dict[str, list[float]]
+    parts: list[list[float]] = field(default_factory=list)
+    """A memory's part vectors (one per sentence of a longer text; see `upsert_memories`)."""
 
 
 @runtime_checkable
@@ -177,6 +181,12 @@ class Store(Protocol):
         context have none until `cortex-tui reembed` rebuilds them)."""
         ...
 
+    @property
+    def indexes_parts(self) -> bool:
+        """Whether the store has a place for part vectors (stores made before them have
+        none until `cortex-tui reembed` rebuilds them)."""
+        ...
+
     def deferred_commits(self) -> AbstractContextManager[None]:
         """Writes inside are made durable together when the block ends (one flush per
         collection); a crash inside may lose any of them. For callers that can redo
@@ -189,10 +199,13 @@ class Store(Protocol):
         memories: Sequence[Memory],
         vectors: Sequence[Vector],
         contexts: Sequence[IndexContext | None] | None = None,
+        parts: Sequence[Parts] | None = None,
     ) -> None:
         """Insert or replace memories with their dense vectors and, for memories of a
         conversation, the context they are indexed with (lexical index derived from
-        content, tags, speaker and context by the store)."""
+        content, tags, speaker and context by the store). `parts`: per memory, the
+        vectors of the sentences of a text that has several (empty for one that has
+        not); dropped when the store has no place for them."""
         ...
 
     def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
@@ -212,6 +225,10 @@ class Store(Protocol):
     def get_vectors(self, ids: Sequence[str], *, context: bool = False) -> dict[str, list[float]]:
         """Stored dense vectors; `context=True` the context vectors (memories without
         one are absent)."""
+        ...
+
+    def get_parts(self, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        """Stored part vectors of the memories that have them."""
         ...
 
     def session_turn(self, session_id: str, before: int | None = None) -> list[Memory]:
@@ -254,6 +271,11 @@ class Store(Protocol):
         """Cosines of the query with the named memories' own (or context) vectors,
         computed where the vectors are: ids and scores only. Memories without such a
         vector are absent."""
+        ...
+
+    def part_cosines(self, vector: Vector, ids: Sequence[str]) -> dict[str, float]:
+        """The cosine of the query with the best-matching part of each named memory,
+        computed where the vectors are. Memories without parts are absent."""
         ...
 
     def scroll_memories(
@@ -329,7 +351,7 @@ class Store(Protocol):
 
     def put_points(self, collection: str, points: Sequence[StoredPoint]) -> None:
         """Write points as `points` gave them (lexical vectors derived anew); a context
-        vector is dropped when this store has no place for one."""
+        vector or parts are dropped when this store has no place for them."""
         ...
 
     def count_points(self, collection: str) -> int: ...

@@ -6,8 +6,8 @@ Layout of a store folder (`$CORTEX_HOME/store/`):
     meta.json        `StoreMeta`: which embedder made the vectors (written last, atomically)
     integrity.json   what was written: points per shard, the journal's newest entry, a
                      write under way; checked on open (`integrity.py`)
-    memories/        shard: dense "dense" and "context" (cosine) + sparse "lexical" (IDF)
-                     + payload
+    memories/        shard: dense "dense" and "context" (cosine), multivector "parts"
+                     (cosine, best part) + sparse "lexical" (IDF) + payload
     entities/        shard: dense "dense" (the entity name) + payload
     relations/       shard: payload only
     journal/         shard: payload only
@@ -36,16 +36,19 @@ from cortex_tui.store.backend import (
     CONTEXT,
     DENSE,
     LEXICAL,
+    PARTS,
     Collection,
     Hit,
     Payload,
     PointData,
     QdrantStore,
+    QueryVector,
     dense_only,
+    parts_only,
     require_embedder,
 )
 from cortex_tui.store.base import StoredPoint, StoreMeta
-from cortex_tui.store.edge_layout import payload_indexes, shard_config
+from cortex_tui.store.edge_layout import MEMORY_VECTORS, payload_indexes, shard_config
 from cortex_tui.store.filters import JOURNAL_ORDER_FIELD
 from cortex_tui.store.integrity import (
     Integrity,
@@ -142,12 +145,15 @@ def _load_shard(
 ) -> tuple[qe.EdgeShard, bool]:
     """Load a shard with this version's layout: Edge keeps the layout it is given, and
     its next `optimize()` moves an older shard's segments into it (vectors to disk, no
-    HNSW graph). A shard whose vectors differ (a memories shard from before context
-    vectors) is loaded with them; one that fits neither is loaded as it is, and is not
-    compacted by the service (its own layout might build an HNSW graph for minutes)."""
+    HNSW graph). A shard whose vectors differ (a memories shard from before part or
+    context vectors) is loaded with them; one that fits none is loaded as it is, and is
+    not compacted by the service (its own layout might build an HNSW graph for minutes)."""
     layouts = [shard_config(coll, dimension, compact_after=compact_after)]
     if coll is Collection.MEMORIES:
-        layouts.append(shard_config(coll, dimension, context=False, compact_after=compact_after))
+        layouts += [
+            shard_config(coll, dimension, vectors=older, compact_after=compact_after)
+            for older in MEMORY_VECTORS[1:]
+        ]
     for layout in layouts:
         try:
             return qe.EdgeShard.load(str(path), layout), True
@@ -220,8 +226,13 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         compacts: bool = True,
     ) -> None:
         memories = shards[Collection.MEMORIES]
-        context = _has_context(memories, meta.dimension)
-        super().__init__(meta, str(path), EdgeConditions(), context=context)
+        super().__init__(
+            meta,
+            str(path),
+            EdgeConditions(),
+            context=_has_vector(memories, CONTEXT, meta.dimension),
+            parts=_has_vector(memories, PARTS, meta.dimension),
+        )
         self._shards = dict(shards)
         self._lock = lock
         self._integrity = integrity
@@ -314,11 +325,19 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         return vectors
 
     @_reads
+    def _part_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        if not ids:
+            return {}
+        records = self._shards[coll].retrieve(list(ids), ["id"], [PARTS])
+        found = {r.payload["id"]: parts_only(r.vector) for r in records if r.payload is not None}
+        return {memory_id: parts for memory_id, parts in found.items() if parts}
+
+    @_reads
     def _search(
         self,
         coll: Collection,
         using: str,
-        vector: list[float] | SparseTerms,
+        vector: QueryVector,
         cond: EdgeCondition | None,
         limit: int,
         fields: Sequence[str] | None = None,
@@ -361,7 +380,7 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         request = qe.ScrollRequest(offset=offset, limit=limit, with_payload=True, with_vector=True)
         records, following = self._shards[coll].scroll(request)
         page = [
-            StoredPoint(dict(r.payload), dense_only(r.vector))
+            StoredPoint(dict(r.payload), dense_only(r.vector), parts_only(r.vector))
             for r in records
             if r.payload is not None
         ]
@@ -496,7 +515,9 @@ def _read_alone(shard: qe.EdgeShard, point_id: int | uuid.UUID | str) -> StoredP
         return None
     for record in records:
         if record.payload is not None:
-            return StoredPoint(dict(record.payload), dense_only(record.vector))
+            return StoredPoint(
+                dict(record.payload), dense_only(record.vector), parts_only(record.vector)
+            )
     return None
 
 
@@ -514,15 +535,17 @@ def _journal_last(shard: qe.EdgeShard) -> int | None:
     return None
 
 
-def _has_context(shard: qe.EdgeShard, dimension: int) -> bool:
-    """Whether the memories shard declares the context vector: a shard's vectors are fixed
+def _has_vector(shard: qe.EdgeShard, name: str, dimension: int) -> bool:
+    """Whether the memories shard declares the vector `name`: a shard's vectors are fixed
     when it is created, and Edge has no call that lists them, so ask for one. The ask
     matches no point (the nil id), so it reads no vector: a search over every context
     vector would cost the open ~0.1 s at 100k while they are not in the page cache."""
     nothing = qe.Filter(must=[qe.HasIdCondition({str(uuid.UUID(int=0))})])
     probe = qe.QueryRequest(
         limit=1,
-        query=qe.Query.Nearest([0.0] * dimension, using=CONTEXT),
+        query=qe.Query.Nearest(
+            [[0.0] * dimension] if name == PARTS else [0.0] * dimension, using=name
+        ),
         with_payload=False,
         filter=nothing,
     )
@@ -539,6 +562,8 @@ def _named_vectors(point: PointData) -> dict[str, qe.NamedVector]:
         vectors[DENSE] = point.dense
     if point.context is not None:
         vectors[CONTEXT] = point.context
+    if point.parts:
+        vectors[PARTS] = point.parts
     if point.sparse is not None:
         vectors[LEXICAL] = qe.SparseVector(*point.sparse)
     return vectors

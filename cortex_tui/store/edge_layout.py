@@ -19,7 +19,7 @@ from __future__ import annotations
 import qdrant_edge as qe
 
 from cortex_tui.config import COMPACT_AFTER
-from cortex_tui.store.backend import CONTEXT, DENSE, LEXICAL, Collection
+from cortex_tui.store.backend import CONTEXT, DENSE, LEXICAL, PARTS, Collection
 from cortex_tui.store.indexes import IndexKind, indexed_fields
 
 _UNUSED_SPARSE = "none"
@@ -44,8 +44,17 @@ five times longer (111 s against 22 s), and every merge rebuilds them while it h
 GIL. Recall at 100k costs 32.0 ms p50 without them (27.8 with, 36.0 as written)."""
 
 
+MEMORY_VECTORS: tuple[tuple[str, ...], ...] = ((DENSE, CONTEXT, PARTS), (DENSE, CONTEXT), (DENSE,))
+"""The memories shard's vectors, this version's first, then those of older stores (before
+part vectors, before context vectors): a shard keeps the vectors it was created with."""
+
+
 def shard_config(
-    coll: Collection, dimension: int, *, context: bool = True, compact_after: int = COMPACT_AFTER
+    coll: Collection,
+    dimension: int,
+    *,
+    vectors: tuple[str, ...] = MEMORY_VECTORS[0],
+    compact_after: int = COMPACT_AFTER,
 ) -> qe.EdgeConfig:
     """A shard's layout. The memories' vectors stay on disk (memory-mapped, in the page
     cache once searched) instead of being read in whole on every open: a third of the open
@@ -58,12 +67,7 @@ def shard_config(
         indexing_threshold=max(1, compact_after * dimension * 4 // 1024),
     )
     if coll is Collection.MEMORIES:
-        mapped = {
-            name: qe.EdgeVectorParams(
-                size=dimension, distance=qe.Distance.Cosine, memory=qe.Memory.Cold
-            )
-            for name in ((DENSE, CONTEXT) if context else (DENSE,))
-        }
+        mapped = {name: _memory_vector(name, dimension) for name in vectors}
         lexical = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
         return qe.EdgeConfig(
             vectors=mapped, sparse_vectors=lexical, hnsw_config=_NO_GRAPH, optimizers=steps
@@ -73,6 +77,21 @@ def shard_config(
         return qe.EdgeConfig(vectors=dense, hnsw_config=_NO_GRAPH, optimizers=steps)
     unused = {_UNUSED_SPARSE: qe.EdgeSparseVectorParams()}
     return qe.EdgeConfig(sparse_vectors=unused, hnsw_config=_NO_GRAPH, optimizers=steps)
+
+
+def _memory_vector(name: str, dimension: int) -> qe.EdgeVectorParams:
+    """A memory vector slot; parts score a point by its best part (MaxSim)."""
+    if name != PARTS:
+        return qe.EdgeVectorParams(
+            size=dimension, distance=qe.Distance.Cosine, memory=qe.Memory.Cold
+        )
+    best_part = qe.MultiVectorConfig(comparator=qe.MultiVectorComparator.MaxSim)
+    return qe.EdgeVectorParams(
+        size=dimension,
+        distance=qe.Distance.Cosine,
+        memory=qe.Memory.Cold,
+        multivector_config=best_part,
+    )
 
 
 def payload_indexes(coll: Collection) -> dict[str, IndexSchema]:

@@ -36,12 +36,15 @@ from cortex_tui.store.backend import (
     CONTEXT,
     DENSE,
     LEXICAL,
+    PARTS,
     Collection,
     Hit,
     Payload,
     PointData,
     QdrantStore,
+    QueryVector,
     dense_only,
+    parts_only,
     require_embedder,
 )
 from cortex_tui.store.base import StoredPoint, StoreMeta
@@ -120,8 +123,10 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         data = data_prefix(prefix, meta)
         memories = client.get_collection(f"{data}_{Collection.MEMORIES.value}")
         vectors = memories.config.params.vectors
-        context = isinstance(vectors, dict) and CONTEXT in vectors
-        super().__init__(meta, location, ClientConditions(), context=context)
+        named = vectors if isinstance(vectors, dict) else {}
+        super().__init__(
+            meta, location, ClientConditions(), context=CONTEXT in named, parts=PARTS in named
+        )
         self._client = client
         self._meta_prefix = prefix
         self._prefix = data
@@ -208,16 +213,25 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
                 vectors[record.payload["id"]] = cast(list[float], vector[using])
         return vectors
 
+    def _part_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        if not ids:
+            return {}
+        records = self._client.retrieve(
+            self._name(coll), list(ids), with_payload=["id"], with_vectors=[PARTS]
+        )
+        found = {r.payload["id"]: parts_only(r.vector) for r in records if r.payload is not None}
+        return {memory_id: parts for memory_id, parts in found.items() if parts}
+
     def _search(
         self,
         coll: Collection,
         using: str,
-        vector: list[float] | SparseTerms,
+        vector: QueryVector,
         cond: qm.Condition | None,
         limit: int,
         fields: Sequence[str] | None = None,
     ) -> list[Hit]:
-        query: list[float] | qm.SparseVector = (
+        query: list[float] | list[list[float]] | qm.SparseVector = (
             qm.SparseVector(indices=vector[0], values=vector[1])
             if isinstance(vector, tuple)
             else vector
@@ -257,7 +271,7 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
             self._name(coll), limit=limit, offset=offset, with_vectors=True
         )
         page = [
-            StoredPoint(dict(r.payload), dense_only(r.vector))
+            StoredPoint(dict(r.payload), dense_only(r.vector), parts_only(r.vector))
             for r in records
             if r.payload is not None
         ]
@@ -352,12 +366,16 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         self._client.close()
 
 
-def _named_vectors(point: PointData) -> dict[str, list[float] | qm.SparseVector]:
-    vectors: dict[str, list[float] | qm.SparseVector] = {}
+def _named_vectors(
+    point: PointData,
+) -> dict[str, list[float] | list[list[float]] | qm.SparseVector]:
+    vectors: dict[str, list[float] | list[list[float]] | qm.SparseVector] = {}
     if point.dense is not None:
         vectors[DENSE] = point.dense
     if point.context is not None:
         vectors[CONTEXT] = point.context
+    if point.parts:
+        vectors[PARTS] = point.parts
     if point.sparse is not None:
         vectors[LEXICAL] = qm.SparseVector(indices=point.sparse[0], values=point.sparse[1])
     return vectors
@@ -376,8 +394,12 @@ def _ensure_collection(client: QdrantClient, name: str, coll: Collection, dimens
         indexed = set(client.get_collection(name).payload_schema)
     else:
         params = qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)
+        best_part = qm.MultiVectorConfig(comparator=qm.MultiVectorComparator.MAX_SIM)
+        parts = qm.VectorParams(
+            size=dimension, distance=qm.Distance.COSINE, multivector_config=best_part
+        )
         vectors = {
-            Collection.MEMORIES: {DENSE: params, CONTEXT: params},
+            Collection.MEMORIES: {DENSE: params, CONTEXT: params, PARTS: parts},
             Collection.ENTITIES: {DENSE: params},
         }
         sparse = {LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cortex_tui.config import PartsConfig
 from cortex_tui.demo.loader import build_demo, load_demo
 from cortex_tui.demo.vectors import DemoTexts, shipped_vectors, staleness
 from cortex_tui.embed.base import Embedder
@@ -16,7 +17,7 @@ from cortex_tui.recall.request import RecallRequest
 @pytest.fixture(scope="module")
 def texts() -> DemoTexts:
     memories, entities, _ = build_demo()
-    return DemoTexts.of(memories, entities)
+    return DemoTexts.of(memories, entities, PartsConfig())
 
 
 def test_shipped_vectors_are_the_default_models_embedding_of_the_current_data(
@@ -32,12 +33,22 @@ def test_shipped_vectors_are_refused_for_another_embedder_or_other_texts(
 ) -> None:
     assert shipped_vectors(onnx_embedder, texts) is not None
     assert shipped_vectors(hashing_embedder, texts) is None
-    edited = DemoTexts([texts.memories[0] + " (edited)", *texts.memories[1:]], texts.entities)
+    edited = DemoTexts(
+        [texts.memories[0] + " (edited)", *texts.memories[1:]], texts.entities, texts.parts
+    )
     assert shipped_vectors(onnx_embedder, edited) is None
+    assert texts.flat_parts, "the demo has memories of several sentences"
+    split_otherwise = DemoTexts.of(*build_demo()[:2], PartsConfig(min_chars=0))
+    assert shipped_vectors(onnx_embedder, split_otherwise) is None
 
 
-def test_the_demo_loaded_from_shipped_vectors_recalls_by_meaning(onnx_engine: LocalEngine) -> None:
+def test_the_demo_loaded_from_shipped_vectors_recalls_by_meaning(
+    onnx_engine: LocalEngine, texts: DemoTexts
+) -> None:
     load_demo(onnx_engine)
+    memories, _, _ = build_demo()
+    split = [m.id for m, pieces in zip(memories, texts.parts, strict=True) if pieces]
+    assert sorted(onnx_engine.store.get_parts([m.id for m in memories])) == sorted(split)
     response = onnx_engine.recall(RecallRequest(query="which database do we run in production"))
     assert response.results
     assert "postgres" in response.results[0].memory.content.lower()

@@ -31,13 +31,17 @@ def _open(settings: Settings) -> LocalEngine:
 
 
 def _fill(engine: LocalEngine) -> None:
-    """300 facts (more than one batch), a conversation (context vectors), a conflict
-    resolved by hand (journal entries) and a small graph."""
+    """300 facts (more than one batch), a conversation (context vectors; a turn of two
+    sentences has part vectors), a conflict resolved by hand (journal entries) and a
+    small graph."""
     facts = [MemoryDraft(content=f"service {i} deploys from release-{i % 9}") for i in range(300)]
     engine.insert([engine.materialise(d) for d in facts])
     conversation = [
         ("Ana", "We moved the nightly build to 02:00."),
-        ("Ben", "It was at 23:00 before, which clashed with backups."),
+        (
+            "Ben",
+            "It was at 23:00 before, far too late. That clashed with the nightly database backups.",
+        ),
     ]
     turns = [
         MemoryDraft(content=f"{who}: {text}", session_id="s-1", turn=turn, speaker=who)
@@ -66,6 +70,7 @@ def _snapshot(engine: LocalEngine) -> dict[str, Any]:
         "context": engine.store.get_vectors(
             [m.id for m in engine.store.iter_memories(EVERYTHING)], context=True
         ),
+        "parts": engine.store.get_parts([m.id for m in engine.store.iter_memories(EVERYTHING)]),
     }
 
 
@@ -78,6 +83,7 @@ def test_a_restored_backup_is_the_store_it_was_taken_from(tmp_path: Path, config
     assert report.info.counts["memories"] == engine.store.count_points("memories") > 300
     assert report.info.counts["journal"] >= 1 and report.info.counts["relations"] == 1
     assert before["context"], "the conversation's memories have context vectors"
+    assert before["parts"], "memories of several sentences have part vectors"
     # Changes after the backup: all of them undone by the restore.
     engine.remember(MemoryDraft(content="a memory written after the backup"))
     engine.forget(before["scores"][0][0])

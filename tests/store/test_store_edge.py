@@ -153,7 +153,7 @@ def test_compaction_folds_what_was_written_once_enough_was(tmp_path: Path) -> No
 
 def _made_before_compaction(made_now: Any) -> Any:
     """Shard layouts as stores were made before compaction: vectors read into RAM,
-    Edge's default HNSW graph and merge policy."""
+    Edge's default HNSW graph and merge policy, and no part vectors (which came later)."""
     import qdrant_edge as qe
 
     def layout(coll: Any, dimension: int, **_layout: Any) -> Any:
@@ -161,6 +161,7 @@ def _made_before_compaction(made_now: Any) -> Any:
         vectors = {
             name: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)
             for name in now.vectors
+            if name != "parts"
         }
         return qe.EdgeConfig(vectors=vectors, sparse_vectors=now.sparse_vectors)
 
@@ -357,3 +358,38 @@ def test_a_process_dying_inside_a_deferred_batch_leaves_a_store_that_opens(
     store = EdgeStore.open(tmp_path, EMBEDDER, DIM)
     assert 0 <= store.count_memories(MemoryFilter()) <= 20
     store.close()
+
+
+def test_a_store_made_before_part_vectors_keeps_working(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its memories shard has dense and context vectors and no place for parts: they are
+    left out and nothing scores by them, while context still works."""
+    from cortex_tui.store import edge
+    from cortex_tui.store.base import IndexContext
+
+    made_now = edge.shard_config
+    monkeypatch.setattr(
+        edge,
+        "shard_config",
+        lambda coll, dimension, **layout: made_now(
+            coll, dimension, **{**layout, "vectors": ("dense", "context")}
+        ),
+    )
+    EdgeStore.open(tmp_path / "store", EMBEDDER, DIM).close()
+    monkeypatch.undo()
+    store = EdgeStore.open(tmp_path / "store", EMBEDDER, DIM)
+    try:
+        assert store.indexes_context and not store.indexes_parts
+        answer = make_memory("Yes. The blue one.", session_id="s", turn=1)
+        own, context, *parts = unit_vectors(4)
+        store.upsert_memories(
+            [answer], [own], [IndexContext("Which kayak?", context, 0.5)], parts=[parts]
+        )
+        assert store.part_cosines(parts[0], [answer.id]) == {}
+        assert store.get_parts([answer.id]) == {}
+        [point] = list(store.points("memories"))
+        assert point.parts == []
+        assert store.cosines(context, [answer.id], context=True)[answer.id] == pytest.approx(1.0)
+    finally:
+        store.close()
