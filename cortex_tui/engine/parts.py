@@ -50,7 +50,11 @@ def part_vectors(
     embedder: Embedder, memories: Sequence[Memory], config: PartsConfig
 ) -> list[Parts]:
     """Each memory's part vectors (empty without parts), from one embedding call."""
-    texts = [part_texts(m.content, config) for m in memories]
+    return embed_parts(embedder, [part_texts(m.content, config) for m in memories])
+
+
+def embed_parts(embedder: Embedder, texts: Sequence[Sequence[str]]) -> list[Parts]:
+    """The vectors of each memory's part texts, in one embedding call."""
     flat = [text for pieces in texts for text in pieces]
     rows = embedder.embed(flat) if flat else np.zeros((0, embedder.dimension), np.float32)
     found: list[Parts] = []

@@ -25,7 +25,7 @@ from cortex_tui.config import EmbedderConfig, EmbedderKind, PartsConfig, Setting
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.neighbours import NeighbourIndex
-from cortex_tui.engine.parts import part_texts, part_vectors
+from cortex_tui.engine.parts import embed_parts, part_texts
 from cortex_tui.engine.reembed_sites import site_of
 from cortex_tui.models import Memory
 from cortex_tui.store.base import MemoryFilter, Parts, Store, Vector
@@ -173,13 +173,10 @@ def _copy_batch(
     if missing:
         fresh = embedder.embed([m.content for m in missing])
         kept.update((m.id, row) for m, row in zip(missing, fresh, strict=True))
-    unsplit = [
-        m for m in batch if len(kept_parts.get(m.id, [])) != len(part_texts(m.content, parts))
-    ]
-    kept_parts.update(
-        (m.id, rows)
-        for m, rows in zip(unsplit, part_vectors(embedder, unsplit, parts), strict=True)
-    )
+    texts = {m.id: part_texts(m.content, parts) for m in batch}
+    unsplit = [m.id for m in batch if len(kept_parts.get(m.id, [])) != len(texts[m.id])]
+    fresh_parts = embed_parts(embedder, [texts[memory_id] for memory_id in unsplit])
+    kept_parts.update(zip(unsplit, fresh_parts, strict=True))
     target.upsert_memories(
         batch, [kept[m.id] for m in batch], parts=[kept_parts.get(m.id, []) for m in batch]
     )

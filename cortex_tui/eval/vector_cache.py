@@ -1,5 +1,5 @@
 """Memory vectors kept between eval runs, so a second run of a big benchmark does not
-embed it again.
+embed it again (their part vectors too: they are embedded through the same embedder).
 
 LongMemEval's 94 development haystacks are 44,000 distinct turns, about five minutes of
 embedding on two cores; a ranking change is measured in seconds once their vectors are

@@ -108,8 +108,9 @@ class Recaller:
         graph: Callable[[], GraphIndex],
         weights_for: Callable[[str | None], RecallWeights],
         llm: LLMClient | None = None,
+        *,
+        part_texts: Callable[[str], list[str]],
         shown: Callable[[Memory], Memory] = lambda memory: memory,
-        part_texts: Callable[[str], list[str]] = lambda content: [],
     ) -> None:
         """`shown`: a memory as a recall may hand it out (the privacy step's read guard),
         applied before an LLM re-ranks or the context block is written. `part_texts`:

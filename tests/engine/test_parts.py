@@ -4,6 +4,8 @@ re-embeds carry the parts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +40,23 @@ OTHERS = [
 QUESTION = "Which instrument am I learning?"
 
 
-def _engine(home: Path, embedder: Embedder) -> tuple[LocalEngine, str]:
+@contextmanager
+def _engine(home: Path, embedder: Embedder) -> Iterator[tuple[LocalEngine, str]]:
+    """An engine holding the long memory (its id given) among one-sentence others."""
     engine = make_engine(home, embedder)
-    long = engine.materialise(MemoryDraft(content=LONG, speaker="user", created_at=NOW))
-    others = [engine.materialise(MemoryDraft(content=t, created_at=NOW)) for t in OTHERS]
-    engine.insert([long, *others])
-    return engine, long.id
+    try:
+        long = engine.materialise(MemoryDraft(content=LONG, speaker="user", created_at=NOW))
+        others = [engine.materialise(MemoryDraft(content=t, created_at=NOW)) for t in OTHERS]
+        engine.insert([long, *others])
+        yield engine, long.id
+    finally:
+        engine.close()
 
 
 def test_a_fact_said_in_passing_is_found_by_its_sentence(
     tmp_path: Path, onnx_embedder: Embedder
 ) -> None:
-    engine, long_id = _engine(tmp_path / "home", onnx_embedder)
-    try:
+    with _engine(tmp_path / "home", onnx_embedder) as (engine, long_id):
         [top, *_] = engine.recall(RecallRequest(query=QUESTION, update_access=False)).results
         assert top.memory.id == long_id
         breakdown = top.breakdown
@@ -66,35 +72,27 @@ def test_a_fact_said_in_passing_is_found_by_its_sentence(
         # A memory of one sentence has no parts to match by.
         one = engine.recall(RecallRequest(query="when does staging reset", update_access=False))
         assert one.results[0].breakdown.part_cosine is None
-    finally:
-        engine.close()
 
 
 def test_with_part_weight_zero_the_whole_text_is_read(
     tmp_path: Path, onnx_embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CORTEX_RECALL__PART_WEIGHT", "0")
-    engine, long_id = _engine(tmp_path / "home", onnx_embedder)
-    try:
+    with _engine(tmp_path / "home", onnx_embedder) as (engine, long_id):
         results = engine.recall(RecallRequest(query=QUESTION, update_access=False)).results
         found = next(r for r in results if r.memory.id == long_id)
         assert not found.breakdown.matched_part and found.breakdown.part_cosine is None
         assert found.breakdown.matched_sentence is None
         # The parts are still stored: switching the weight back needs no re-embed.
         assert long_id in engine.store.get_parts([long_id])
-    finally:
-        engine.close()
 
 
 def test_parts_switched_off_are_not_embedded(
     tmp_path: Path, hashing_embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CORTEX_PARTS__ENABLED", "false")
-    engine, long_id = _engine(tmp_path / "home", hashing_embedder)
-    try:
+    with _engine(tmp_path / "home", hashing_embedder) as (engine, long_id):
         assert engine.store.get_parts([long_id]) == {}
-    finally:
-        engine.close()
 
 
 def _split(content: str, max_parts: int = 48, min_chars: int = 0) -> list[str]:
