@@ -8,10 +8,13 @@ Recall pane gets its modes, and every shipped theme gets the Recall breakdown.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input
+from textual.worker import WorkerCancelled
 
 from cortex_tui.tui.registry import PANES
 from cortex_tui.tui.themes import load_themes, theme_dirs
@@ -27,9 +30,17 @@ Prepare = Callable[[Pilot[None]], Awaitable[None]]
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until every engine call has come back and the screen is repainted."""
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
     await pilot.pause(0.05)  # tables size their columns on the next idle
+
+
+async def workers_done(app: App[None]) -> None:
+    """Wait for every worker; one cancelled because a newer call of the same name replaced
+    it is done too (Textual's `wait_for_complete` raises for it)."""
+    for worker in list(app.workers):
+        with suppress(WorkerCancelled):
+            await worker.wait()
 
 
 async def show_pane(pilot: Pilot[None], key: str) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Footer
 
 from cortex_tui.tui.colours import DOMAIN_DEFAULTS
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
+from cortex_tui.tui.scenes import workers_done
 
 
 class PaneApp(App[None]):
@@ -52,7 +53,7 @@ async def settle(pilot: Pilot[None]) -> None:
     pane asking the app for another pane takes several."""
     app = pilot.app
     for _ in range(20):
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         pending = any(n.message_queue_size for n in (app, *app.screen.walk_children()))
         if not app.workers and not pending:
