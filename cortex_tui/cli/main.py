@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from cortex_tui.cli import (
+    agent_commands,
     backup_commands,
     capture_commands,
     curation_commands,
@@ -52,6 +53,7 @@ COMMANDS: dict[str, Handler] = {
     **backup_commands.HANDLERS,
     **hook_commands.HANDLERS,
     **mcp_commands.HANDLERS,
+    **agent_commands.HANDLERS,
     **model_commands.HANDLERS,
     **sync_commands.HANDLERS,
 }

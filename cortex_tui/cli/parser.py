@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from cortex_tui.cli import (
+    agent_commands,
     backup_commands,
     capture_commands,
     curation_commands,
@@ -46,6 +47,7 @@ def build_parser() -> OneLineParser:
     backup_commands.register(sub, common)
     hook_commands.register(sub, common)
     mcp_commands.register(sub, common)
+    agent_commands.register(sub, common)
     model_commands.register(sub, common)
     sync_commands.register(sub, common)
     return parser

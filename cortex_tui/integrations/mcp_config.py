@@ -74,12 +74,13 @@ def apply(path: Path, *, entry: JsonObject | None) -> tuple[Outcome, Path | None
     after, outcome = install(before, entry, path) if entry else uninstall(before, path)
     if outcome == "unchanged":
         return outcome, None
-    backup = _back_up(path)
+    backup = back_up(path)
     write_atomically(path, render(after))
     return outcome, backup
 
 
-def _back_up(path: Path) -> Path | None:
+def back_up(path: Path) -> Path | None:
+    """A copy of the file as it was, beside it; None when there is no file."""
     if not path.exists():
         return None
     backup = path.with_name(path.name + BACKUP_SUFFIX)

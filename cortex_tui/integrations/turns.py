@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cortex_tui.engine.spool import Offsets, Spool, turn_key
 from cortex_tui.errors import InvalidInputError
-from cortex_tui.integrations.events import HookEvent, message_text
+from cortex_tui.integrations.events import HookEvent
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
 from cortex_tui.integrations.project import Project, project_at, project_for, safe_name
 from cortex_tui.integrations.session_turns import SESSION_START, SessionTurns, standing_key
@@ -158,8 +158,11 @@ def spool_turn(
         return None
     spool = Spool(home / "spool", log)
     session = safe_name(event.session_id)
+    if event.caller == "openclaw":
+        _spool_openclaw(spool, event, session, log, redact)
+        return spool
     if event.caller != "claude":
-        _spool_text(spool, _event_text(event), event, session, log, redact)
+        _spool_text(spool, event.prompt, event, session, log, redact)
         return spool
     from cortex_tui.capture.transcript import conversation_text
 
@@ -176,20 +179,25 @@ def spool_turn(
 def note_pre(
     event: HookEvent, home: Path, log: Log, plan: PrePlan | None, redact: Redact | None = None
 ) -> None:
-    """Before a Claude Code turn the service answers: keep the prompt until its turn is
-    captured (the Stop hook may run before the transcript shows it, `session_turns.py`),
-    and when `plan` gives context, add the project's standing context to it if the
-    session is yet to be given it — its SessionStart gives it, unless that found no
-    service running (the first prompt of a cold session gets it instead). `redact`:
-    the privacy step, for the prompt kept (the service has it; the hook process not)."""
-    if event.caller != "claude" or not event.session_id:
+    """Before an agent's turn: keep a Claude Code prompt until its turn is captured (the
+    Stop hook may run before the transcript shows it, `session_turns.py`), and when
+    `plan` gives context, add the project's standing context to it if the session is
+    yet to be given it — a Claude Code SessionStart gives it, unless that found no
+    service running; an OpenClaw session, which has no such event, gets it with its
+    first prompt. `redact`: the privacy step, for the prompt kept (the service has it;
+    the hook process not). An OpenClaw prompt is not kept: its `agent_end` carries the
+    whole history."""
+    if event.caller == "plain" or not event.session_id:
         return
-    if event.event not in CLAUDE_CONTEXT_EVENTS:
+    if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
         return
-    prompt = event.prompt if event.event == "UserPromptSubmit" else None
+    keeps = event.caller == "claude" and event.event == "UserPromptSubmit"
+    prompt = event.prompt if keeps else None
     key = None
     if plan is not None:
         key = SESSION_START if event.event == "SessionStart" else standing_key(event.prompt)
+    if prompt is None and key is None:
+        return
     try:
         due = SessionTurns(home, event.session_id).before_turn(prompt, key, redact)
     except OSError as exc:
@@ -409,11 +417,16 @@ def spool_draft(draft: dict[str, Any], home: Path, log: Log) -> str:
     return key
 
 
-def _event_text(event: HookEvent) -> str:
-    """The turn an OpenClaw event or plain text carries whole."""
-    if event.caller == "openclaw":
-        return _last_openclaw_turn(event)
-    return event.prompt
+def _spool_openclaw(
+    spool: Spool, event: HookEvent, session: str, log: Log, redact: Redact | None
+) -> None:
+    """Each turn of the session's history not captured yet, one spool entry each."""
+    from cortex_tui.integrations.openclaw.turns import OpenClawSession
+
+    kept = OpenClawSession(str(spool.folder), session)
+    for text in kept.new_turns(event.messages):
+        _spool_text(spool, text, event, session, log, redact)
+    kept.captured(event.messages)
 
 
 def _transcript_turns(
@@ -431,16 +444,3 @@ def _transcript_turns(
     except InvalidInputError as exc:
         log.info("transcript not read: %s", exc)
         return [], None
-
-
-def _last_openclaw_turn(event: HookEvent) -> str:
-    messages = event.messages
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
-    lines = []
-    for message in messages[last_user:]:
-        role = str(message.get("role", ""))
-        if role in ("user", "assistant"):
-            text = message_text(message).strip()
-            if text:
-                lines.append(f"{role.capitalize()}: {text}")
-    return "\n\n".join(lines)

@@ -224,3 +224,11 @@ def test_install_then_uninstall_leaves_claude_codes_files_as_they_were(
     assert "<cortex_memories>" not in request.text
     assert not any(tool.startswith("mcp__cortex-tui__") for tool in request.tools)
     assert not (Path(claude.env["CORTEX_HOME"]) / "logs" / "hooks.log").exists()
+
+
+def test_the_skill_is_offered_to_the_model_by_claude_code(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("skill", "install", "--agent", "claude")
+    claude.run("What do you know about harbor?")
+    assert "cortex-tui-memory" in model.requests[0].text  # listed among the skills
