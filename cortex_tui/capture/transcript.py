@@ -1,4 +1,6 @@
-"""Read the human and assistant text of a Claude Code transcript (`.jsonl`), incrementally.
+"""Read the human and assistant text of a Claude Code transcript (`.jsonl`), incrementally
+(an OpenClaw session file of the same era reads the same way: its messages are lines of
+`type: "message"` carrying the `message` with its role).
 
 A transcript holds far more than the conversation: tool calls and their output, thinking,
 meta lines, slash-command wrappers, compaction summaries, snapshots. Only what the person
@@ -154,11 +156,13 @@ def _turn_of(raw: bytes) -> Turn | None:
     if not isinstance(line, dict):
         return None
     role = line.get("type")
+    message = line.get("message")
+    if role == "message" and isinstance(message, dict):
+        role = message.get("role")  # an OpenClaw session file (before 2026.9)
     if role not in ("user", "assistant"):
-        return None  # summary, system, file-history-snapshot, ...
+        return None  # summary, system, file-history-snapshot, compaction, ...
     if line.get("isMeta") or line.get("isCompactSummary") or line.get("isSidechain"):
         return None
-    message = line.get("message")
     if not isinstance(message, dict):
         return None
     text = _text_of(message.get("content"))

@@ -47,7 +47,8 @@ def _paths(p: OneLineParser, count: str) -> None:
         "paths",
         nargs=count,
         metavar="PATH",
-        help="notes files (.md, .markdown, .txt), transcripts (.jsonl) or folders of them",
+        help="notes files (.md, .markdown, .txt), transcripts (.jsonl), OpenClaw session "
+        "stores (openclaw-agent.sqlite; ~/.openclaw/agents holds them) or folders of them",
     )
     p.add_argument("--project", help="store the notes as this project's (default: git root)")
 

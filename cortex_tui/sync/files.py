@@ -1,9 +1,11 @@
 """Which files sync reads, and reading one without letting it hurt.
 
-Under a folder: notes (`.md`, `.markdown`) and transcripts (`.jsonl`), hidden and
-dependency folders not walked. A file named on the command line may also be a `.txt`
-of notes. A file that cannot be taken in (unreadable, binary, too large, another kind)
-is skipped with one line saying why and what to do; nothing stored from it is touched.
+Under a folder: notes (`.md`, `.markdown`), transcripts (`.jsonl`, Claude Code's and
+OpenClaw's before 2026.9) and OpenClaw's session stores (`openclaw-agent.sqlite`),
+hidden and dependency folders not walked. A file named on the command line may also be
+a `.txt` of notes. A file that cannot be taken in (unreadable, binary, too large,
+another kind) is skipped with one line saying why and what to do; nothing stored from
+it is touched.
 """
 
 from __future__ import annotations
@@ -17,11 +19,15 @@ from cortex_tui.errors import InvalidInputError
 from cortex_tui.indexer.sources import SKIPPED_FOLDERS
 from cortex_tui.untrusted.files import MIB, read_regular, read_whole
 
-Kind = Literal["notes", "transcript"]
+Kind = Literal["notes", "transcript", "openclaw"]
 
 NOTES_SUFFIXES = frozenset({".md", ".markdown"})
 NAMED_NOTES_SUFFIXES = NOTES_SUFFIXES | {".txt"}
 TRANSCRIPT_SUFFIXES = frozenset({".jsonl"})
+OPENCLAW_STORE = "openclaw-agent.sqlite"
+"""The file OpenClaw (2026.9 on) keeps an agent's sessions in."""
+SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+"""Files SQLite writes beside a database: a change to one is a change to it."""
 NOTES_LIMIT = 16 * MIB
 """Largest notes file taken in: notes are KBs; a file this big is generated output."""
 _SNIFF = 8192
@@ -40,6 +46,8 @@ class Skipped(Exception):
 
 def kind_of(path: Path, *, named: bool) -> Kind | None:
     """What a file is to sync by its name; `named` when the user gave it explicitly."""
+    if path.name == OPENCLAW_STORE:
+        return "openclaw"
     suffix = path.suffix.lower()
     if suffix in TRANSCRIPT_SUFFIXES:
         return "transcript"
@@ -48,8 +56,16 @@ def kind_of(path: Path, *, named: bool) -> Kind | None:
     return None
 
 
+def database_of(path: Path) -> Path:
+    """The database a SQLite companion file belongs to; any other path as it is."""
+    for companion in SQLITE_COMPANIONS:
+        if path.name.endswith(companion):
+            return path.with_name(path.name.removesuffix(companion))
+    return path
+
+
 def walk(folder: Path) -> list[tuple[Path, Kind]]:
-    """Notes and transcripts under `folder`, in path order."""
+    """Notes, transcripts and session stores under `folder`, in path order."""
     found: list[tuple[Path, Kind]] = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)

@@ -4,7 +4,8 @@ For each path (a file, or a folder walked for notes and transcripts):
 - a notes file whose size and mtime are as recorded is not read; otherwise its
   statements are compared with those taken in before (`diff.py`) and the operations
   are spooled as one entry;
-- a transcript's new lines are spooled as turns (`transcripts.py`);
+- a transcript's new lines are spooled as turns (`transcripts.py`), and so are the
+  new events of an OpenClaw session store (`openclaw_store.py`);
 - a file recorded before that is gone is looked for under a new name (same content, or
   most of the same statements): found, it is a rename and nothing is imported again;
   not found, a notes file's statements are retired (a transcript's conversation stays
@@ -22,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,8 +42,10 @@ from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.sync.diff import diff_notes
 from cortex_tui.sync.files import Kind, Skipped, check_transcript, kind_of, read_notes, walk
 from cortex_tui.sync.notes import Note, note_tags, note_type, parse_notes
+from cortex_tui.sync.openclaw_store import StoreRead, hand_over, read_new_sessions
 from cortex_tui.sync.state import (
     NotesFile,
+    OpenClawStore,
     StateStore,
     SyncState,
     TrackedFile,
@@ -154,6 +158,7 @@ class _Pass:
         self.pending: list[dict[str, Any]] = []
         self.seen: set[str] = set()
         self.transcripts_read: list[TranscriptFile] = []
+        self.stores_read: list[StoreRead] = []
         self.dirty = False
         """Whether the state changed since it was loaded or last saved."""
         settings = load_settings(home)
@@ -182,8 +187,8 @@ class _Pass:
                 kind = kind_of(path, named=True)
                 if kind is None:
                     self.report.skipped.append(
-                        f"skipped {given}: not notes (.md, .markdown, .txt) or a transcript "
-                        "(.jsonl)"
+                        f"skipped {given}: not notes (.md, .markdown, .txt), a transcript "
+                        "(.jsonl) or an OpenClaw session store (openclaw-agent.sqlite)"
                     )
                 else:
                     files[path] = kind
@@ -205,6 +210,8 @@ class _Pass:
         try:
             if kind == "notes":
                 self._take_notes(path)
+            elif kind == "openclaw":
+                self._take_openclaw_store(path)
             else:
                 self._take_transcript(path)
         except Skipped as skipped:
@@ -316,6 +323,28 @@ class _Pass:
             self.report.unchanged += 1
         self.pending.extend(read.entries)
 
+    def _take_openclaw_store(self, path: Path) -> None:
+        name = path.as_posix()
+        tracked = self.state.files.get(name)
+        if not isinstance(tracked, OpenClawStore):
+            tracked = OpenClawStore(key=file_key(path))
+        read = read_new_sessions(path, tracked, self.spool.folder, self.project, self.privacy.clean)
+        if read.tracked != tracked:
+            self._record(name, read.tracked)
+        self.stores_read.append(read)
+        if read.unreadable:
+            self.report.skipped.append(
+                f"skipped {read.unreadable} events of {_shown(path)} that do not decode "
+                "here (OpenClaw's binary JSON needs SQLite 3.45 or later; this Python has "
+                f"{sqlite3.sqlite_version}); the rest was read"
+            )
+        if read.entries:
+            change = FileChange(_shown(path), "openclaw", turns=len(read.entries))
+            self.report.changes.append(change)
+        else:
+            self.report.unchanged += 1
+        self.pending.extend(read.entries)
+
     def _renamed_transcript(self, path: Path) -> tuple[TranscriptFile, str | None]:
         head = transcript_head(path)
         gone = (
@@ -377,6 +406,9 @@ class _Pass:
         for tracked in self.transcripts_read:
             remember_offset(self.offsets, tracked)
         self.transcripts_read = []
+        for read in self.stores_read:
+            hand_over(self.spool.folder, read)
+        self.stores_read = []
 
 
 def _draft(note: Note, key: str, project: str | None, dated: datetime | None) -> dict[str, Any]:

@@ -5,7 +5,9 @@
   written under; plus the whole file's hash, size and mtime, so an untouched file costs
   one `stat` and a renamed one is recognised by content;
 - a transcript: the byte offset read up to, the hash of its first bytes (a file
-  rewritten from scratch starts over) and its session.
+  rewritten from scratch starts over) and its session;
+- an OpenClaw session store: per session, the last event read and the folder the
+  agent worked in (its project).
 
 The file is replaced atomically (written beside, fsynced, renamed), and only after the
 changes it records are in the durable spool: a crash in between makes the next run find
@@ -67,12 +69,25 @@ class TranscriptFile(_Model):
     session: str = ""
 
 
-TrackedFile = NotesFile | TranscriptFile
+class SessionTaken(_Model):
+    """How far one session of an OpenClaw store has been taken in."""
+
+    seq: int = -1
+    cwd: str = ""
+
+
+class OpenClawStore(_Model):
+    kind: Literal["openclaw"] = "openclaw"
+    key: str
+    sessions: dict[str, SessionTaken] = Field(default_factory=dict)
+
+
+TrackedFile = NotesFile | TranscriptFile | OpenClawStore
 
 
 class SyncState(_Model):
     version: Literal[1] = 1
-    files: dict[str, NotesFile | TranscriptFile] = Field(default_factory=dict)
+    files: dict[str, NotesFile | TranscriptFile | OpenClawStore] = Field(default_factory=dict)
 
 
 class StateStore:

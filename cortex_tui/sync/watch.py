@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.indexer.sources import SKIPPED_FOLDERS
-from cortex_tui.sync.files import kind_of
+from cortex_tui.sync.files import database_of, kind_of
 from cortex_tui.sync.run import SyncReport, sync_paths
 from cortex_tui.sync.state import replace_file
 
@@ -84,7 +84,7 @@ def watch_paths(
         """A watched file, or under a watched folder a notes file, a transcript or a
         folder (a folder made and filled at once: the events of the files in it can come
         before its own watch is in place, and the pass finds them)."""
-        path = Path(name)
+        path = database_of(Path(name))  # OpenClaw writes its store's `-wal` file
         if path in files:
             return True
         under = next((f for f in watched_folders if path.is_relative_to(f)), None)

@@ -185,3 +185,22 @@ def _find(data: Any, key: str) -> list[dict[str, Any]]:
             if found := _find(value, key):
                 return found
     return []
+
+
+def test_sync_reads_openclaws_own_session_store_and_shares_turns_with_the_plugin(
+    openclaw: OpenClaw, model: ModelStandIn
+) -> None:
+    model.script = [Text("Noted."), Text("Understood.")]
+    openclaw.turn(DECISION)  # no plugin yet: only OpenClaw's store has the turn
+    agents = str(openclaw.home / ".openclaw" / "agents")
+    first = json.loads(openclaw.cortex("sync", agents, "--json").stdout)
+    assert first["spooled"] == 1
+    [decision] = memories(openclaw, "Kwame")
+    assert decision["session_id"] == "harbor-session"
+    assert decision["project"] == "harbor"  # the agent's workspace, from the session
+
+    openclaw.cortex("openclaw", "install")
+    openclaw.turn(RULE)  # the plugin hands this one over
+    wait_for(lambda: memories(openclaw, "Friday"), "the plugin's turn to be captured")
+    again = json.loads(openclaw.cortex("sync", agents, "--json").stdout)
+    assert again["spooled"] == 0  # the plugin took it: sync does not take it again

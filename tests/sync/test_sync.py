@@ -243,7 +243,8 @@ def test_files_that_cannot_be_taken_in_are_skipped_with_a_reason(
     assert len(syncer.contents()) == 4  # MEMORY.md taken in, the rest left alone
     named = sync_paths([folder / "script.py"], syncer.home)
     assert named.skipped == [
-        f"skipped {folder / 'script.py'}: not notes (.md, .markdown, .txt) or a transcript (.jsonl)"
+        f"skipped {folder / 'script.py'}: not notes (.md, .markdown, .txt), a transcript "
+        "(.jsonl) or an OpenClaw session store (openclaw-agent.sqlite)"
     ]
     with pytest.raises(InvalidInputError, match="does not exist; give a notes file"):
         sync_paths([tmp_path / "nowhere.md"], syncer.home)

@@ -95,22 +95,25 @@ def test_sync_prints_one_line_per_changed_file_and_json_on_request(
     )
 
 
-@pytest.fixture
-def watcher(cli: Cli, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Lines, Path]]:
-    folder = tmp_path / "watched"
-    folder.mkdir()
-    (folder / "MEMORY.md").write_text("- The build server is called forge.\n")
+def start_watch(home: Path, folder: Path) -> subprocess.Popen[str]:
+    """`cortex-tui watch FOLDER` in the foreground, on `home`, storing in-process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
-    env.update(
-        {"CORTEX_DAEMON": "0", "CORTEX_EMBEDDER__KIND": "hashing", "CORTEX_HOME": str(cli.home)}
-    )
-    process = subprocess.Popen(
+    env.update({"CORTEX_DAEMON": "0", "CORTEX_EMBEDDER__KIND": "hashing", "CORTEX_HOME": str(home)})
+    return subprocess.Popen(
         [sys.executable, "-m", "cortex_tui", "watch", str(folder)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+@pytest.fixture
+def watcher(cli: Cli, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Lines, Path]]:
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("- The build server is called forge.\n")
+    process = start_watch(cli.home, folder)
     lines = Lines(process)
     try:
         yield process, lines, folder

@@ -5,8 +5,9 @@ turn that just ended. Taking only the last turn would lose a turn whose `agent_e
 reached us (the engine was down past the plugin's timeout, the agent was killed); taking
 the whole history would capture every turn again on each one. So each session keeps how
 many of its messages were captured, with a digest of the last of them: the next event
-captures what follows. When that message is no longer where it was (OpenClaw compacted
-the history into a summary), the history was rewritten and only its last turn is new.
+captures what follows. When that message is no longer where it was, it is looked for
+from the end (sync took some turns from OpenClaw's session store since); when it is
+nowhere (OpenClaw compacted the history into a summary), only the last turn is new.
 
 Our own context block is taken out of a prompt before it is captured: OpenClaw writes
 `prependContext` into the user's message, and a memory must not be captured again from
@@ -40,23 +41,38 @@ _OUR_BLOCK = re.compile(r"<cortex_memories>.*?</cortex_memories>\s*", re.DOTALL)
 
 
 class OpenClawSession:
-    """What one session has had captured; `session` is a file-safe name."""
+    """What one session has had handed over; `session` is a file-safe name. Written by
+    the post hook (from `agent_end`'s history) and by sync (from OpenClaw's session
+    store), so neither captures a turn the other did."""
 
     def __init__(self, spool_folder: str, session: str) -> None:
         self.folder = os.path.join(spool_folder, STATE_FOLDER)
         self.path = os.path.join(self.folder, f"{session}.json")
 
     def new_turns(self, messages: list[Message]) -> list[str]:
-        """The text of each turn after the captured part, oldest first ("User: …" and
-        "Assistant: …" paragraphs, as a Claude Code turn reads)."""
-        return [text for text in map(_turn_text, _turns(messages[self._start(messages) :])) if text]
+        """The text of each turn of `agent_end`'s history after the part handed over,
+        oldest first ("User: …" and "Assistant: …" paragraphs, as a Claude Code turn
+        reads)."""
+        return turn_texts(messages[self._start(messages) :])
 
-    def captured(self, messages: list[Message]) -> None:
-        """Record `messages` as captured (after their turns are spooled: a crash between
-        the two spools them again, and the spool keeps one entry per turn)."""
+    def after_handed_over(self, messages: list[Message]) -> list[Message]:
+        """`messages` (new to the caller) less those up to the last one handed over."""
+        last = self._load().get("last")
+        for at in range(len(messages) - 1, -1, -1):
+            if _digest(messages[at]) == last:
+                return messages[at + 1 :]
+        return messages
+
+    def captured(self, messages: list[Message], *, whole_history: bool = True) -> None:
+        """Record the last of `messages` as handed over (after their turns are spooled: a
+        crash between the two spools them again, and the spool keeps one entry per
+        turn). `whole_history`: `messages` is the session from its start, so their
+        count says where the next history's new part begins."""
         if not messages:
             return
-        state = {"count": len(messages), "last": _digest(messages[-1])}
+        state: dict[str, Any] = {"last": _digest(messages[-1])}
+        if whole_history:
+            state["count"] = len(messages)
         private_dir(self.folder)
         temporary = self.path + ".tmp"
         with open_private(temporary, "w") as handle:
@@ -66,16 +82,35 @@ class OpenClawSession:
         os.replace(temporary, self.path)
 
     def _start(self, messages: list[Message]) -> int:
-        """Where the messages not captured yet begin."""
+        """Where the messages not handed over yet begin: after the last one handed over
+        (where the count says, else found by its digest from the end); the whole history
+        for a session new to us; the last turn of a history rewritten since (compacted
+        into a summary), whose new part cannot be told."""
+        state = self._load()
+        if not state:
+            return 0
+        last = state.get("last")
+        count = state.get("count")
+        count = count if isinstance(count, int) else 0  # written by sync: no count
+        if 0 < count <= len(messages) and _digest(messages[count - 1]) == last:
+            return count
+        for at in range(len(messages) - 1, -1, -1):
+            if _digest(messages[at]) == last:
+                return at + 1
+        return _last_prompt(messages)
+
+    def _load(self) -> dict[str, Any]:
         try:
             with open(self.path, encoding="utf-8") as handle:
                 state = json.load(handle)
-            count, last = int(state["count"]), str(state["last"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return 0  # a session new to us: all of it is new
-        if 0 < count <= len(messages) and _digest(messages[count - 1]) == last:
-            return count
-        return _last_prompt(messages)
+        except (OSError, ValueError):
+            return {}
+        return state if isinstance(state, dict) else {}
+
+
+def turn_texts(messages: list[Message]) -> list[str]:
+    """The text of each turn in `messages`, oldest first, those with no words left out."""
+    return [text for text in map(_turn_text, _turns(messages)) if text]
 
 
 def _turns(messages: list[Message]) -> list[list[Message]]:
