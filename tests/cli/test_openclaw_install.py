@@ -156,3 +156,11 @@ def test_a_config_of_the_wrong_shape_is_named(tmp_path: Path) -> None:
     done = openclaw_install(tmp_path)
     assert done.returncode != 0
     assert '"plugins.load.paths" is a str, not a list' in done.stderr
+
+
+def test_a_timeout_out_of_range_is_refused_in_one_line(tmp_path: Path) -> None:
+    done = openclaw_install(tmp_path, "--recall-timeout-ms", "5")
+    assert done.returncode != 0
+    [line] = done.stderr.strip().splitlines()
+    assert "--recall-timeout-ms must be between 100 and 60000" in line
+    assert not (tmp_path / ".openclaw").exists()
