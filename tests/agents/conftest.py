@@ -3,7 +3,6 @@ and a git project wired to cortex-tui the way a person wires it."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
@@ -15,7 +14,7 @@ import pytest
 from cortex_tui.engine import service_link
 from tests.agents.claude_code import ClaudeCode, install_claude_code
 from tests.agents.model_standin import ModelStandIn
-from tests.agents.openclaw import OpenClaw, agent_config, install_openclaw
+from tests.agents.openclaw import OpenClaw, install_openclaw, openclaw_in
 from tests.conftest import MODELS_ENV
 
 
@@ -70,28 +69,9 @@ def openclaw(
 ) -> Iterator[OpenClaw]:
     """OpenClaw in a fresh HOME whose agent works in the git project `harbor` and talks
     to the stand-in; the cortex-tui service its plugin starts is stopped at the end."""
-    executable, node_bin = openclaw_install
-    home = tmp_path / "home"
-    project = tmp_path / "harbor"
-    cortex_home = tmp_path / "cortex"
-    (home / ".openclaw").mkdir(parents=True)
-    project.mkdir()
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    config = agent_config(model.url)
-    config["agents"]["defaults"]["workspace"] = str(project)
-    (home / ".openclaw" / "openclaw.json").write_text(json.dumps(config, indent=2))
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "OPENCLAW_", "NODE_"))
-    }
-    env |= {
-        "HOME": str(home),
-        "PATH": f"{node_bin}{os.pathsep}{env.get('PATH', '')}",
-        "CORTEX_HOME": str(cortex_home),
-        MODELS_ENV: os.environ[MODELS_ENV],
-    }
-    agent = OpenClaw(executable, home, project, env)
+    agent = openclaw_in(tmp_path, openclaw_install, model.url)
     yield agent
-    service_link.stop(cortex_home, wait=30)
+    service_link.stop(agent.env["CORTEX_HOME"], wait=30)
 
 
 def wait_for(condition: Callable[[], object], what: str, seconds: float = 60.0) -> None:

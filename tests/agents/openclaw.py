@@ -10,21 +10,18 @@ in a throwaway HOME whose config points the agent at the model stand-in on 127.0
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import platform
-import shutil
 import subprocess
-import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.agents.claude_code import INSTALL_TIMEOUT, SESSION_TIMEOUT, agents_cache
+from tests.agents.claude_code import SESSION_TIMEOUT
+from tests.agents.cortex_cli import run_cortex
+from tests.agents.npm_cache import first_line, npm_install
+from tests.conftest import MODELS_ENV
 
 OPENCLAW_PACKAGE = "openclaw"
 OPENCLAW_VERSION = "2026.9.6"
@@ -35,19 +32,19 @@ MODEL_ID = "standin-model"
 
 def install_openclaw() -> tuple[Path, Path]:
     """The `openclaw` executable and Node 24's bin folder, installed first when missing."""
-    node_bin = _install(
+    node = f"node-{_node_platform()}"
+    node_bin = npm_install(
         f"node-{NODE_VERSION}",
-        f"node-{_node_platform()}@{NODE_VERSION}",
-        lambda prefix: prefix / "node_modules" / f"node-{_node_platform()}" / "bin",
-        lambda folder: _output([str(folder / "node"), "--version"]) == f"v{NODE_VERSION}",
-        node_bin=None,
+        f"{node}@{NODE_VERSION}",
+        lambda prefix: prefix / "node_modules" / node / "bin",
+        lambda folder: first_line([str(folder / "node"), "--version"]) == f"v{NODE_VERSION}",
     )
-    openclaw_bin = _install(
+    openclaw_bin = npm_install(
         f"openclaw-{OPENCLAW_VERSION}",
         f"{OPENCLAW_PACKAGE}@{OPENCLAW_VERSION}",
         lambda prefix: prefix / "node_modules" / ".bin" / "openclaw",
         lambda executable: (
-            OPENCLAW_VERSION in _output([str(executable), "--version"], path=str(node_bin))
+            OPENCLAW_VERSION in first_line([str(executable), "--version"], path=node_bin)
         ),
         node_bin=node_bin,
     )
@@ -58,58 +55,6 @@ def _node_platform() -> str:
     system = {"Linux": "linux", "Darwin": "darwin"}.get(platform.system(), "linux")
     machine = {"x86_64": "x64", "AMD64": "x64", "aarch64": "arm64"}.get(platform.machine(), "x64")
     return f"{system}-{machine}"
-
-
-def _install(
-    folder: str,
-    package: str,
-    located: Callable[[Path], Path],
-    works: Callable[[Path], bool],
-    node_bin: Path | None,
-) -> Path:
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail(
-            "npm not found: the real-agent tests install OpenClaw with it; "
-            "install Node.js and npm, then run the tests again",
-            pytrace=False,
-        )
-    prefix = agents_cache() / folder
-    prefix.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    if node_bin is not None:
-        env["PATH"] = f"{node_bin}{os.pathsep}{env.get('PATH', '')}"
-    with open(prefix / ".install.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not works(located(prefix)):
-            command = [npm, "install", "--prefix", str(prefix), "--no-save", "--no-audit"]
-            done = subprocess.run(
-                [*command, "--no-fund", package],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=INSTALL_TIMEOUT,
-                check=False,
-            )
-            if done.returncode != 0 or not works(located(prefix)):
-                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                pytest.fail(
-                    f"cannot install {package} with npm into {prefix}: {last}", pytrace=False
-                )
-    return located(prefix)
-
-
-def _output(command: list[str], path: str | None = None) -> str:
-    env = dict(os.environ)
-    if path:
-        env["PATH"] = f"{path}{os.pathsep}{env.get('PATH', '')}"
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=120, env=env, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def agent_config(model_url: str) -> dict[str, Any]:
@@ -130,6 +75,30 @@ def agent_config(model_url: str) -> dict[str, Any]:
     }
     defaults = {"model": {"primary": f"{MODEL_PROVIDER}/{MODEL_ID}"}, "skipBootstrap": True}
     return {"models": {"providers": {MODEL_PROVIDER: provider}}, "agents": {"defaults": defaults}}
+
+
+def openclaw_in(root: Path, installed: tuple[Path, Path], model_url: str) -> OpenClaw:
+    """OpenClaw with a fresh HOME under `root`, its agent working in the git project
+    `root/harbor` and talking to the model at `model_url`; cortex-tui's home is
+    `root/cortex`."""
+    executable, node_bin = installed
+    home, project = root / "home", root / "harbor"
+    (home / ".openclaw").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    config = agent_config(model_url)
+    config["agents"]["defaults"]["workspace"] = str(project)
+    (home / ".openclaw" / "openclaw.json").write_text(json.dumps(config, indent=2))
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "OPENCLAW_", "NODE_"))
+    }
+    env |= {
+        "HOME": str(home),
+        "PATH": f"{node_bin}{os.pathsep}{env.get('PATH', '')}",
+        "CORTEX_HOME": str(root / "cortex"),
+    }
+    if MODELS_ENV in os.environ:
+        env[MODELS_ENV] = os.environ[MODELS_ENV]
+    return OpenClaw(executable, home, project, env)
 
 
 @dataclass
@@ -168,16 +137,7 @@ class OpenClaw:
 
     def cortex(self, *args: str, daemon: bool = False) -> subprocess.CompletedProcess[str]:
         """`cortex-tui` with this test's home, run in the agent's workspace."""
-        env = {**self.env, "CORTEX_DAEMON": "1" if daemon else "0"}
-        return subprocess.run(
-            [sys.executable, "-m", "cortex_tui", *args],
-            cwd=self.workspace,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=True,
-        )
+        return run_cortex(self.env, self.workspace, *args, daemon=daemon)
 
     def openclaw(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,8 +22,7 @@ from pathlib import Path
 
 from cortex_tui.engine import service_link
 from tests.agents.model_standin import ModelStandIn
-from tests.agents.openclaw import OpenClaw, agent_config, install_openclaw
-from tests.conftest import MODELS_ENV
+from tests.agents.openclaw import OpenClaw, install_openclaw, openclaw_in
 
 PROMPTS = (
     "how do we deploy to production",
@@ -40,10 +37,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=10)
     args = parser.parse_args()
-    executable, node_bin = install_openclaw()
-    with tempfile.TemporaryDirectory() as folder, ModelStandInRunning() as model:
+    installed = install_openclaw()
+    model = ModelStandIn()
+    with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        agent = _agent(root, executable, node_bin, model.url)
+        agent = openclaw_in(root, installed, model.url)
         try:
             agent.cortex("demo", "load")
             bare = [_timed(agent, i, "bare") for i in range(3)]
@@ -51,6 +49,7 @@ def main() -> None:
             timed = [_timed(agent, i, "harbor") for i in range(args.turns)]
         finally:
             service_link.stop(agent.env["CORTEX_HOME"], wait=30)
+            model.close()
         log = (root / "cortex" / "logs" / "hooks.log").read_text()
     pre = [int(ms) for ms in re.findall(r"openclaw plugin: pre \(\w+\) done in (\d+) ms", log)]
     post = [int(ms) for ms in re.findall(r"openclaw plugin: post \(\w+\) done in (\d+) ms", log)]
@@ -65,33 +64,6 @@ def main() -> None:
         "turn_s_p50_with_plugin": round(statistics.median(timed[1:] or timed), 2),
     }
     print(json.dumps(report, indent=2))
-
-
-class ModelStandInRunning:
-    def __enter__(self) -> ModelStandIn:
-        self.model = ModelStandIn()
-        return self.model
-
-    def __exit__(self, *_: object) -> None:
-        self.model.close()
-
-
-def _agent(root: Path, executable: Path, node_bin: Path, model_url: str) -> OpenClaw:
-    home, project = root / "home", root / "harbor"
-    (home / ".openclaw").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    config = agent_config(model_url)
-    config["agents"]["defaults"]["workspace"] = str(project)
-    (home / ".openclaw" / "openclaw.json").write_text(json.dumps(config))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "OPENCLAW_"))}
-    env |= {
-        "HOME": str(home),
-        "PATH": f"{node_bin}{os.pathsep}{env.get('PATH', '')}",
-        "CORTEX_HOME": str(root / "cortex"),
-    }
-    if MODELS_ENV in os.environ:
-        env[MODELS_ENV] = os.environ[MODELS_ENV]
-    return OpenClaw(executable, home, project, env)
 
 
 def _timed(agent: OpenClaw, index: int, session: str) -> float:

@@ -14,6 +14,7 @@ from cortex_tui.bench.cold_start import busy_cores
 from cortex_tui.engine import service_link
 from tests.agents.claude_code import ClaudeCode
 from tests.agents.conftest import wait_for
+from tests.agents.cortex_cli import memories, spool_pending
 from tests.agents.model_standin import ModelStandIn, Request, Text, ToolCall
 from tests.privacy.leaks import files_holding
 
@@ -33,12 +34,6 @@ def injected(request: Request, event: str = "") -> str:
         assert at >= 0, f"no {event!r} in the model's request"
         text = re.split(r"(?<=</cortex_memories>)(?!\\n<cortex_memories>)", text[at:])[0]
     return "\n".join(re.findall(r"<cortex_memories>.*?</cortex_memories>", text))
-
-
-def memories(claude: ClaudeCode, words: str) -> list[dict[str, Any]]:
-    """The current memories holding every one of `words`, through the running service."""
-    listed = claude.cortex("search", words, "--json", daemon=True)
-    return list(json.loads(listed.stdout)["memories"])
 
 
 def test_the_first_prompt_of_a_session_gets_memories_while_a_busy_machine_starts_the_service(
@@ -136,11 +131,6 @@ def test_a_stop_hook_that_keeps_claude_going_does_not_capture_the_turn_twice(
     [stored] = memories(claude, "Kwame")
     assert stored["reinforced_count"] == 0  # captured once, not seen again
     assert not memories(claude, "Monday")  # the Stop with stop_hook_active made no turn
-
-
-def spool_pending(claude: ClaudeCode) -> int:
-    status = claude.cortex("serve", "--status", "--json", daemon=True)
-    return int(json.loads(status.stdout)["spool_pending"])
 
 
 def test_the_model_uses_the_memory_tools_through_claude_codes_mcp_client(

@@ -19,6 +19,7 @@ import pytest
 from cortex_tui.integrations.openclaw.install import PLUGIN_ID
 from cortex_tui.integrations.skill.install import SKILL_NAME
 from tests.agents.conftest import wait_for
+from tests.agents.cortex_cli import memories, spool_pending
 from tests.agents.model_standin import ModelStandIn, Text
 from tests.agents.openclaw import OpenClaw
 from tests.agents.test_claude_code import injected
@@ -29,16 +30,6 @@ DECISION = (
 )
 RULE = "Never deploy harbor on a Friday."
 PORT = "The harbor API listens on port 8443."
-
-
-def memories(openclaw: OpenClaw, words: str) -> list[dict[str, Any]]:
-    listed = openclaw.cortex("search", words, "--json", daemon=True)
-    return list(json.loads(listed.stdout)["memories"])
-
-
-def spool_pending(openclaw: OpenClaw) -> int:
-    status = openclaw.cortex("serve", "--status", "--json", daemon=True)
-    return int(json.loads(status.stdout)["spool_pending"])
 
 
 def captured_turns(openclaw: OpenClaw) -> list[str]:
