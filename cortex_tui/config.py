@@ -515,6 +515,20 @@ class Settings(BaseSettings):
         description="reach the engine through the local service (CORTEX_DAEMON=0: in-process)",
     )
     profiles: dict[str, RecallWeights] = Field(default_factory=dict)
+    url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s/]+(/\S*)?$",
+        description="a cortex-tui server to use instead of this machine's store "
+        "(CORTEX_URL, e.g. https://memory.example.com:8765); needs api_key",
+    )
+    api_key: str | None = Field(
+        default=None, description="the key a server gave this machine's user (CORTEX_API_KEY)"
+    )
+    ca_cert: Path | None = Field(
+        default=None,
+        description="a certificate (PEM) to trust for `url`, for a server whose certificate "
+        "no public authority signed (CORTEX_CA_CERT)",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUTS = {"pre": 1.5, "post": 20.0}
 DEFAULT_COLD_START_WAIT = 5.0
+DEFAULT_MIN_PROMPT_CHARS = 3
+DEFAULT_MAX_QUERY_CHARS = 2000
+DEFAULT_QUERY_CHARS = 8192
 _FALSE = ("0", "false", "no", "off")
 
 
@@ -66,3 +69,35 @@ def _hooks_number(home: StrPath, key: str, default: float) -> float:
         return float(raw) if raw is not None else default
     except (TypeError, ValueError):
         return default
+
+
+def remote_server(home: StrPath) -> tuple[str, str, str] | None:
+    """(url, API key, CA certificate or "") of the server this home sends its memories
+    to (`url`, `api_key`, `ca_cert`; `CORTEX_URL`, `CORTEX_API_KEY`, `CORTEX_CA_CERT`), or
+    None when it keeps them itself. A url without a key is returned with key "", for the
+    caller to say what is missing."""
+    url = os.environ.get("CORTEX_URL")
+    config = _config(home) if url is None or "CORTEX_API_KEY" not in os.environ else {}
+    url = url if url is not None else config.get("url")
+    if not isinstance(url, str) or not url.strip():
+        return None
+    key = os.environ.get("CORTEX_API_KEY", config.get("api_key"))
+    ca = os.environ.get("CORTEX_CA_CERT", config.get("ca_cert"))
+    return url.strip(), key if isinstance(key, str) else "", ca if isinstance(ca, str) else ""
+
+
+def prompt_limits(home: StrPath) -> tuple[int, int]:
+    """(hooks.min_prompt_chars, the characters of a prompt recalled on: the smaller of
+    hooks.max_query_chars and limits.query_chars), for a hook that plans its recall
+    itself (one whose home sends its memories to a server)."""
+    minimum = int(_hooks_number(home, "min_prompt_chars", DEFAULT_MIN_PROMPT_CHARS))
+    longest = int(_hooks_number(home, "max_query_chars", DEFAULT_MAX_QUERY_CHARS))
+    raw: Any = os.environ.get("CORTEX_LIMITS__QUERY_CHARS")
+    if raw is None:
+        limits = _config(home).get("limits", {})
+        raw = limits.get("query_chars") if isinstance(limits, dict) else None
+    try:
+        query_chars = int(raw) if raw is not None else DEFAULT_QUERY_CHARS
+    except (TypeError, ValueError):
+        query_chars = DEFAULT_QUERY_CHARS
+    return max(1, minimum), max(1, min(longest, query_chars))

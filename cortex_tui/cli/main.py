@@ -17,6 +17,7 @@ from cortex_tui.cli import (
     mcp_commands,
     model_commands,
     sync_commands,
+    tenant_commands,
 )
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
@@ -56,6 +57,7 @@ COMMANDS: dict[str, Handler] = {
     **agent_commands.HANDLERS,
     **model_commands.HANDLERS,
     **sync_commands.HANDLERS,
+    **tenant_commands.HANDLERS,
 }
 
 INTERNAL_ERROR = 70

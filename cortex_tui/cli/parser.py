@@ -15,6 +15,7 @@ from cortex_tui.cli import (
     mcp_commands,
     model_commands,
     sync_commands,
+    tenant_commands,
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
@@ -50,6 +51,7 @@ def build_parser() -> OneLineParser:
     agent_commands.register(sub, common)
     model_commands.register(sub, common)
     sync_commands.register(sub, common)
+    tenant_commands.register(sub, common)
     return parser
 
 

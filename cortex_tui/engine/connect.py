@@ -10,10 +10,14 @@ from __future__ import annotations
 from cortex_tui.config import Settings
 from cortex_tui.engine import service_link
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.errors import ServiceUnreachableError, StoreError
+from cortex_tui.errors import ConfigError, ServiceUnreachableError, StoreError
 
 
 def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
+    """A home that names a team server (`url`) uses it, unless told to open the store
+    here (`daemon=False`: `--no-daemon`)."""
+    if settings.url and daemon is not False:
+        return server_engine(settings)
     use_service = settings.daemon if daemon is None else daemon
     if not use_service:
         from cortex_tui.engine.open import open_engine
@@ -31,6 +35,20 @@ def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
             "or run in-process with --no-daemon"
         )
     return RemoteEngine.over_socket(settings.home)
+
+
+def server_engine(settings: Settings) -> Engine:
+    """The engine of the team server the settings name (`url`, `api_key`, `ca_cert`)."""
+    from cortex_tui.engine.remote import RemoteEngine
+
+    if not settings.url:
+        raise ConfigError("no server to reach: set CORTEX_URL (or `url` in config.toml)")
+    if not settings.api_key:
+        raise ConfigError(
+            f"CORTEX_URL names {settings.url} but no API key is set: set CORTEX_API_KEY "
+            "(or `api_key` in config.toml) to the key `cortex-tui tenant add` printed"
+        )
+    return RemoteEngine.over_tcp(settings.url, settings.api_key, settings.ca_cert)
 
 
 def stop_service_for_exclusive_use(settings: Settings) -> bool:

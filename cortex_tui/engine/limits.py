@@ -8,8 +8,11 @@ its start and its end (where the request and the conclusion usually are) and cap
 
 from __future__ import annotations
 
-from cortex_tui.config import LimitsConfig
 from cortex_tui.errors import TooLargeError
+
+TYPE_CHECKING = False  # a member's post hook trims turns it sends (`remote_spool.py`)
+if TYPE_CHECKING:
+    from cortex_tui.config import LimitsConfig
 
 CUT_MARK = "\n\n[… {count} characters left out …]\n\n"
 

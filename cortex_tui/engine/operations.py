@@ -106,6 +106,9 @@ class Operation(Generic[Req, Resp]):
     route: Route
     perform: Callable[[Engine, Req], Resp]
     writes: bool | Callable[[Req], bool] = False
+    server_files: tuple[str, ...] = ()
+    """Fields naming a file on the machine the engine runs on: a tenant of a team
+    server may not give them (its files stay in its own data home)."""
 
     def writes_for(self, request: Req) -> bool:
         """Whether this call changes the store (the service serialises it as a write)."""
@@ -382,6 +385,7 @@ BACKUP = Operation(
     _post("/v1/backup"),
     lambda engine, r: engine.backup(r.path),
     writes=True,  # run between writes: the copy is consistent
+    server_files=("path",),
 )
 SAVE_PROFILE = Operation(
     "save_profile",

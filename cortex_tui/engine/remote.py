@@ -7,6 +7,7 @@ the same message; a service that is gone becomes a `StoreError` naming the fix.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -79,9 +80,11 @@ TIMEOUT = httpx.Timeout(300.0, connect=5.0)
 
 
 class RemoteEngine:
-    def __init__(self, client: httpx.Client) -> None:
+    def __init__(self, client: httpx.Client, server: str | None = None) -> None:
         self._client = client
         self.graph = RemoteGraph(self)
+        self._server = server
+        """The team server's URL; None: the local service, on its socket."""
 
     @classmethod
     def over_socket(cls, home: Path) -> RemoteEngine:
@@ -89,9 +92,15 @@ class RemoteEngine:
         return cls(httpx.Client(transport=transport, base_url="http://cortex", timeout=TIMEOUT))
 
     @classmethod
-    def over_tcp(cls, url: str, api_key: str) -> RemoteEngine:
+    def over_tcp(cls, url: str, api_key: str, ca_cert: Path | None = None) -> RemoteEngine:
+        """A service on another machine (`CORTEX_URL`); `ca_cert`: a certificate to trust
+        for it beyond the system's authorities."""
         headers = {"Authorization": f"Bearer {api_key}"}
-        return cls(httpx.Client(base_url=url, headers=headers, timeout=TIMEOUT))
+        verify: ssl.SSLContext | bool = True
+        if ca_cert is not None:
+            verify = ssl.create_default_context(cafile=str(ca_cert))
+        client = httpx.Client(base_url=url, headers=headers, timeout=TIMEOUT, verify=verify)
+        return cls(client, server=url)
 
     # --- transport -------------------------------------------------------------------
 
@@ -99,15 +108,26 @@ class RemoteEngine:
         try:
             response = self._client.request(method, path, **kwargs)
         except httpx.ConnectError as exc:
+            if self._server is not None:
+                raise errors.ServiceUnreachableError(
+                    f"cannot reach the cortex-tui server at {self._server} ({exc}); "
+                    "check CORTEX_URL and the network"
+                ) from None
             raise errors.ServiceUnreachableError(
                 f"the cortex-tui service is not running ({exc}); "
                 "start it with `cortex-tui serve`, or see logs/service.log"
             ) from None
         except httpx.TransportError as exc:
+            where = self._server or "the cortex-tui service"
             raise errors.StoreError(
-                f"the cortex-tui service stopped answering ({exc}); "
-                "check `cortex-tui serve --status` and logs/service.log"
+                f"{where} stopped answering ({exc}); "
+                + ("try again later" if self._server else "check `cortex-tui serve --status`")
             ) from None
+        if response.status_code == 401:
+            raise errors.ConfigError(
+                f"the server at {self._server} refused the API key (CORTEX_API_KEY): missing, "
+                "wrong or revoked; ask its admin for one (`cortex-tui tenant rotate NAME`)"
+            )
         if response.status_code >= 400:
             raise _error_from(response)
         return response

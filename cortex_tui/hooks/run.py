@@ -15,7 +15,7 @@ import time
 from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
 from cortex_tui.integrations.events import for_pre
-from cortex_tui.quick_settings import cold_start_wait, daemon_on, hook_timeout
+from cortex_tui.quick_settings import cold_start_wait, daemon_on, hook_timeout, remote_server
 from cortex_tui.untrusted.text import decode_bytes
 
 PRE_HOOK_CEILING = 9.0
@@ -52,7 +52,8 @@ def run_hook(
     started = time.perf_counter()
     home = home_dir()
     log = hook_logger(home)
-    via = "service" if daemon_on(home) else "in-process"
+    server = remote_server(home)
+    via = "server" if server else "service" if daemon_on(home) else "in-process"
     cap = hook_timeout(home, kind)
     deadline = time.monotonic() + cap
     # A pre hook that finds the service starting (the first prompt of a session) waits
@@ -63,6 +64,8 @@ def run_hook(
 
     def work() -> str:
         raw = _read_input(stdin)
+        if server:
+            return _via_server(kind, raw, home, server, text_format, deadline, log)
         if via == "service":
             return _via_service(kind, raw, home, text_format, deadline, cold_wait, log)
         return _in_process(kind, raw, home, text_format, log)
@@ -132,6 +135,25 @@ def _within(seconds: float, work: Callable[[], str]) -> str:
     if failure:
         raise failure[0]
     return result[0] if result else ""
+
+
+def _via_server(
+    kind: str,
+    raw: str,
+    home: StrPath,
+    server: tuple[str, str, str],
+    text_format: bool,
+    deadline: float,
+    log: Log,
+) -> str:
+    """A home that sends its memories to a team server (`CORTEX_URL`): no local service."""
+    from cortex_tui.engine.remote_link import RemoteLink
+    from cortex_tui.hooks.remote import post_via_server, pre_via_server
+
+    link = RemoteLink(*server)
+    if kind == "pre":
+        return pre_via_server(for_pre(raw), home, link, text_format, deadline, log)
+    return post_via_server(raw, home, link, deadline, log)
 
 
 def _via_service(
@@ -304,6 +326,7 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
         note_pre,
         plan_pre,
         pre_context,
+        query_chars_of,
         spool_turn,
     )
 
@@ -313,7 +336,7 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     settings = load_settings()
     event = parse_event(raw)
     if kind == "pre":
-        plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
+        plan = plan_pre(event, settings.hooks.min_prompt_chars, query_chars_of(settings), log)
         note_pre(event, Path(home), log, plan)
         if plan is None:
             return ""

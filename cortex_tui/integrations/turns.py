@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cortex_tui.capture.transcript import Turn
-    from cortex_tui.config import HooksConfig
+    from cortex_tui.config import Settings
     from cortex_tui.engine.capture import CaptureProgress, CaptureReport
     from cortex_tui.engine.capture_batch import Hold
     from cortex_tui.engine.local import LocalEngine
@@ -79,12 +79,13 @@ class PrePlan:
         return (self.session, self.project or "", normalised)
 
 
-def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -> PrePlan | None:
+def plan_pre(event: HookEvent, min_prompt_chars: int, query_chars: int, log: Log) -> PrePlan | None:
     """None when this event gets no context: another Claude event, a prompt too short,
     or one already carrying our block. A session's start (any SessionStart) gets the
     project's standing context; after a compaction or a resume, also a recall for the
     session's last prompt, whose context the conversation lost. A long prompt is
-    recalled on its start (`hooks.max_query_chars`, within `query_chars`); `note_pre`
+    recalled on its first `query_chars` (`hooks.max_query_chars` within
+    `limits.query_chars`: `query_chars_of`); `note_pre`
     adds the standing context to a session's first prompt when its start got none."""
     if event.caller == "claude" and event.event not in CLAUDE_CONTEXT_EVENTS:
         return None
@@ -93,17 +94,22 @@ def plan_pre(event: HookEvent, hooks: HooksConfig, query_chars: int, log: Log) -
     if starting:
         resumed = event.source in ("compact", "resume")
         prompt = last_user_prompt(event.transcript_path, log) if resumed else ""
-        if len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
+        if len(prompt) < min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
             prompt = ""
-    elif len(prompt) < hooks.min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
+    elif len(prompt) < min_prompt_chars or CONTEXT_BLOCK_TAG in prompt:
         return None
     return PrePlan(
-        query=prompt[: min(hooks.max_query_chars, query_chars)].strip(),
+        query=prompt[:query_chars].strip(),
         project=project_at(event.cwd),
         session=safe_name(event.session_id),
         max_chars=CLAUDE_CONTEXT_CAP - 200,
         standing=starting,
     )
+
+
+def query_chars_of(settings: Settings) -> int:
+    """The characters of a prompt a pre hook recalls on."""
+    return min(settings.hooks.max_query_chars, settings.limits.query_chars)
 
 
 def pre_context(plan: PrePlan, standing: Callable[[int], str], recall: Callable[[int], str]) -> str:

@@ -12,6 +12,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,6 +36,8 @@ from cortex_tui.tcp import listen
 
 log = logging.getLogger("cortex_tui.mcp")
 MCP_LOG = "mcp.log"
+SEND_SECONDS = 5.0
+"""How long a queued memory is tried on the team server before it waits for later."""
 
 
 def mcp_main(argv: list[str]) -> int:
@@ -83,6 +86,19 @@ def mcp_main(argv: list[str]) -> int:
     return 0
 
 
+def _send_to_server(settings: Settings) -> None:
+    from cortex_tui.engine.remote_link import RemoteLink
+    from cortex_tui.integrations.remote_spool import deliver
+
+    if not settings.url or not settings.api_key:
+        return
+    link = RemoteLink(settings.url, settings.api_key, str(settings.ca_cert or ""))
+    try:
+        deliver(settings.home, link, time.monotonic() + SEND_SECONDS, log)
+    except (service_link.ServiceUnavailable, service_link.ServiceError) as exc:
+        log.info("the memory waits in the spool for %s: %s", settings.url, exc)
+
+
 def _log_to_file(home: Path) -> None:
     """Before the SDK sets up logging, so its handler (a rich console) is never added."""
     logs = home / "logs"
@@ -108,13 +124,17 @@ def _serve_http(server: MCPServer, spec: str, api_key: str) -> None:
 
 def _queue(settings: Settings, daemon: bool, arguments: RememberArguments) -> str:
     """Spool the memory with the time it was said, and ask for a drain (starting the
-    service when there is none, so the spool does not wait for the next agent turn)."""
+    service when there is none, so the spool does not wait for the next agent turn); or,
+    for a member of a team server, try to send it (else the next post hook does)."""
     check_content(arguments.content, settings.limits)  # a draft too large would never store
     draft = arguments.draft().model_dump(mode="json", exclude_unset=True)
     # what waits in the spool holds no secret either (the drain redacts it again)
     draft = redact_strings(draft, Redactor(settings.privacy).clean)
     draft["created_at"] = datetime.now(UTC).isoformat()
     key = spool_draft(draft, settings.home, log)
+    if settings.url:
+        _send_to_server(settings)
+        return key
     try:
         service_link.call(settings.home, "POST", "/v1/spool/drain", timeout=2.0)
     except (service_link.ServiceUnavailable, service_link.ServiceError):

@@ -22,9 +22,11 @@ from cortex_tui.engine import service_link
 from cortex_tui.engine.operations import EXPORT, IMPORT
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
-from cortex_tui.integrations.turns import note_pre, plan_pre
+from cortex_tui.integrations.turns import note_pre, plan_pre, query_chars_of
+from cortex_tui.server.remote_routes import add_remote_routes
 from cortex_tui.server.routes import add_operation_routes
 from cortex_tui.server.service import Service
+from cortex_tui.server.tenancy import over_tcp
 from cortex_tui.server.text_guard import TextGuard
 from cortex_tui.tcp import bearer_matches
 from cortex_tui.untrusted.text import decode_bytes
@@ -44,9 +46,13 @@ _STATUS = {
 }
 
 
-def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
+def build_app(service: Service, *, api_key: str | None = None, tenant: bool = False) -> FastAPI:
     """The API around `service`. With `api_key`, a request arriving over TCP must carry
-    `Authorization: Bearer KEY` (the Unix socket is protected by its file mode)."""
+    `Authorization: Bearer KEY` (the Unix socket is protected by its file mode).
+
+    `tenant`: the API of one tenant of a team server, whose requests the gate in front
+    (`tenancy.TenantGate`) has let in by their key: the routes that act on the server
+    itself (stop it, watch its files, read an event's files) are left out."""
     app = FastAPI(title="cortex-tui", version="1", docs_url=None, redoc_url=None)
     app.add_middleware(
         TextGuard,
@@ -85,7 +91,11 @@ def build_app(service: Service, *, api_key: str | None = None) -> FastAPI:
             {"error": "ServiceFailure", "message": f"{type(exc).__name__}: {exc}"}, 500
         )
 
-    _service_routes(app, service)
+    if tenant:
+        _tenant_routes(app, service)
+    else:
+        _service_routes(app, service)
+    add_remote_routes(app, service)
     add_operation_routes(app, service)
     _export_route(app, service)
     return app
@@ -143,6 +153,17 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         return {"paths": watched.paths, "project": watched.project}
 
 
+def _tenant_routes(app: FastAPI, service: Service) -> None:
+
+    @app.get("/v1/status")
+    def status() -> dict[str, object]:
+        return {
+            "tenant": service.tenant,
+            "spool_pending": service.spool_pending(),
+            "captured": service.captured,
+        }
+
+
 def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[str, list[str]]:
     """What a pre hook prints for `body`, and the memories whose reads are to be counted.
     A prompt is kept for its turn's capture first (the Stop hook may not find it in the
@@ -150,7 +171,7 @@ def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[
     not (`note_pre`)."""
     event = parse_event(decode_bytes(body))
     settings = service.settings
-    plan = plan_pre(event, settings.hooks, settings.limits.query_chars, log)
+    plan = plan_pre(event, settings.hooks.min_prompt_chars, query_chars_of(settings), log)
     note_pre(event, service.home, log, plan, service.engine.privacy.clean)
     if plan is None:
         return "", []
@@ -172,8 +193,7 @@ def _export_route(app: FastAPI, service: Service) -> None:
 
 
 def _over_tcp(request: Request) -> bool:
-    client = request.scope.get("client")
-    return bool(client and client[0])
+    return over_tcp(request.scope)
 
 
 def _authorised(request: Request, api_key: str) -> bool:

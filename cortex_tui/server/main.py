@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 
     import uvicorn
     from fastapi import FastAPI
+    from starlette.types import ASGIApp
 
     from cortex_tui.server.service import Service
+    from cortex_tui.server.tenancy import Tenancy
 
 GRACEFUL_SECONDS = 30
 log = logging.getLogger("cortex_tui.server")
@@ -61,6 +63,12 @@ def serve_main(argv: list[str]) -> int:
         help="also listen on TCP (loopback unless HOST is given); needs CORTEX_API_KEY",
     )
     parser.add_argument(
+        "--tenants",
+        action="store_true",
+        help="serve the tenants `cortex-tui tenant add` made: each TCP request is answered "
+        "from its API key's tenant's own store (needs --tcp; never idles out)",
+    )
+    parser.add_argument(
         "--idle-timeout", type=float, help="seconds without a request before exiting (0: never)"
     )
     parser.add_argument("--json", action="store_true", help="--status as JSON")
@@ -72,7 +80,7 @@ def serve_main(argv: list[str]) -> int:
     if args.stop:
         return _stop(home)
     try:
-        return _serve(home, args.tcp, args.idle_timeout)
+        return _serve(home, args.tcp, args.idle_timeout, tenants=args.tenants)
     except (ServeError, CortexError) as exc:
         print(f"{service_link.REFUSAL_PREFIX}{exc}", file=sys.stderr)
         return 1
@@ -121,7 +129,7 @@ def _stop(home: Path) -> int:
     return 1
 
 
-def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
+def _serve(home: Path, tcp: str | None, idle_timeout: float | None, *, tenants: bool) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from cortex_tui.config import load_settings
@@ -131,11 +139,16 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
     )
     logging.captureWarnings(True)
     settings = load_settings(home)
+    if settings.url:
+        raise ServeError(
+            f"this home sends its memories to {settings.url} (CORTEX_URL or `url` in "
+            "config.toml): a service here would keep them; serve another home"
+        )
+    api_key = _api_key(tcp, tenants)
     if idle_timeout is not None:
         settings.service.idle_timeout = idle_timeout
-    api_key = os.environ.get("CORTEX_API_KEY") or None
-    if tcp and not api_key:
-        raise ServeError("--tcp needs an API key: set CORTEX_API_KEY to a long random secret")
+    elif tenants:
+        settings.service.idle_timeout = 0  # members' agents expect it there
     private_dir(home)
     with _service_lock(home), ThreadPoolExecutor(1, "import-web") as importer:
         sockets = [_bind_unix(Path(service_link.socket_path(home)))]
@@ -155,9 +168,10 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
             engine.close()
             raise
         service = Service(engine, settings)
-        app = build_app(service, api_key=api_key if tcp else None)
+        app = build_app(service, api_key=api_key)
+        served, tenancy = _with_tenants(app, service, build_app) if tenants else (app, None)
         config = uvicorn.Config(
-            app,
+            served,
             log_level="warning",
             access_log=False,
             lifespan="off",
@@ -174,6 +188,8 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
             service_link.clear_start_marker(home)
             server.run(sockets=sockets)
         finally:
+            if tenancy is not None:
+                tenancy.close()
             service.stop_capture()
             engine.close()
             for sock in sockets:
@@ -182,6 +198,32 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None) -> int:
                 os.unlink(service_link.socket_path(home))
             log.info("stopped")
     return 0
+
+
+def _with_tenants(
+    owner: FastAPI, service: Service, build_app: Callable[..., FastAPI]
+) -> tuple[ASGIApp, Tenancy]:
+    """The owner's API behind the gate that sends each TCP request to its tenant's."""
+    from cortex_tui.server.tenancy import Tenancy, TenantGate
+
+    tenancy = Tenancy(
+        service.settings, service.engine.embedder, lambda one: build_app(one, tenant=True)
+    )
+    return TenantGate(owner, tenancy), tenancy
+
+
+def _api_key(tcp: str | None, tenants: bool) -> str | None:
+    """The one key TCP requests carry, when the home's owner serves them; tenants bring
+    their own keys."""
+    if tenants and not tcp:
+        raise ServeError("--tenants serves them over TCP: add --tcp [HOST:]PORT")
+    api_key = os.environ.get("CORTEX_API_KEY") or None
+    if tcp and not tenants and not api_key:
+        raise ServeError(
+            "--tcp needs an API key: set CORTEX_API_KEY to a long random secret "
+            "(or serve tenants with their own keys: --tenants)"
+        )
+    return api_key if tcp and not tenants else None
 
 
 def _web_stack() -> tuple[ModuleType, Callable[..., FastAPI]]:

@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from cortex_tui.engine.operations import OPERATIONS, Operation
+from cortex_tui.errors import InvalidInputError
 from cortex_tui.server.service import Service
 
 _PART = "part"
@@ -54,6 +55,8 @@ def _endpoint(operation: Operation[Any, Any], service: Service) -> Any:
                 arguments = operation.request.model_validate(values)
             except ValidationError as exc:
                 raise RequestValidationError(exc.errors(include_url=False)) from None
+        if service.tenant is not None:
+            _confine(operation, arguments)
         run = service.write if operation.writes_for(arguments) else service.read
         return run(lambda: operation.perform(service.engine, arguments))
 
@@ -66,6 +69,15 @@ def _endpoint(operation: Operation[Any, Any], service: Service) -> Any:
     endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     endpoint.__name__ = operation.name
     return endpoint
+
+
+def _confine(operation: Operation[Any, Any], arguments: BaseModel) -> None:
+    named = [name for name in operation.server_files if getattr(arguments, name) is not None]
+    if named:
+        raise InvalidInputError(
+            f"{', '.join(named)}: a tenant's files stay in its own folder on the server; "
+            "leave it out"
+        )
 
 
 def _part_annotation(operation: Operation[Any, Any]) -> Any:

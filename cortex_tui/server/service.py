@@ -79,9 +79,11 @@ class ContextCache:
 
 
 class Service:
-    def __init__(self, engine: LocalEngine, settings: Settings) -> None:
+    def __init__(self, engine: LocalEngine, settings: Settings, tenant: str | None = None) -> None:
         self.engine = engine
         self.settings = settings
+        self.tenant = tenant
+        """The tenant this service is for, on a team server; None: the home's owner."""
         self.home: Path = settings.home
         self.started_at = time.time()
         self._lock = EngineLock()

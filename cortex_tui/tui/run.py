@@ -64,16 +64,19 @@ def _run_user(home: Path | None, daemon: bool | None) -> int:
     is starting, and if it fails, why and the ways out, printed again on exit.
     """
     from cortex_tui.engine.deferred import DeferredEngine
+    from cortex_tui.quick_settings import remote_server
 
     home = (home or default_home()).expanduser()
-    through_service = uses_service(home, daemon)
+    server = remote_server(home) if daemon is not False else None
+    through_service = server is None and uses_service(home, daemon)
     if through_service:
         start_service_now(home)
     engine = DeferredEngine(lambda: open_user_engine(home, daemon))
     try:
         from cortex_tui.tui.app import CortexApp
 
-        app = CortexApp(engine, home=home, starting=starting_line(through_service))
+        starting = starting_line(through_service, server[0] if server else None)
+        app = CortexApp(engine, home=home, starting=starting)
         app.run()
     finally:
         engine.close(wait=False)
@@ -112,8 +115,11 @@ def start_service_now(home: Path) -> None:
         pass  # the engine's opening starts it again, and says why it cannot
 
 
-def starting_line(through_service: bool) -> str:
-    """What the first frame waits for: the service (the default) or the store itself."""
+def starting_line(through_service: bool, server: str | None = None) -> str:
+    """What the first frame waits for: the service (the default), a team server, or the
+    store itself."""
+    if server is not None:
+        return f"Connecting to the team server at {server}… the panes fill once it answers."
     if through_service:
         return (
             "Connecting to the local service (started if needed)… the panes fill once it answers."

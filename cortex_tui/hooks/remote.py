@@ -1,0 +1,75 @@
+"""The hooks of a member of a team server (`CORTEX_URL`): the agent's machine does what
+needs its files, the server the rest.
+
+Before a turn the hook works out the project (its repository here) and what to recall,
+keeps the prompt for the turn's capture, and asks the server for the context; a server
+out of reach or slow gives no context this turn, within the hook's cap. After a turn it
+reads the transcript into the local spool, then sends the spool to the server: a turn
+spooled while the server was out of reach goes with the next one that reaches it.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from cortex_tui.engine.remote_link import HOOK_CONTEXT_ROUTE, RemoteLink
+from cortex_tui.engine.service_link import ServiceError, ServiceUnavailable
+from cortex_tui.integrations.events import parse_event
+from cortex_tui.quick_settings import prompt_limits
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_tui.engine.service_link import StrPath
+    from cortex_tui.log_protocol import Log
+
+SEND_MARGIN = 0.5
+"""Seconds of the post hook's cap kept back from sending, to exit in time."""
+
+
+def pre_via_server(
+    raw: str, home: StrPath, link: RemoteLink, text_format: bool, deadline: float, log: Log
+) -> str:
+    from cortex_tui.integrations.output import render
+    from cortex_tui.integrations.turns import note_pre, plan_pre
+
+    event = parse_event(raw)
+    minimum, query_chars = prompt_limits(home)
+    plan = plan_pre(event, minimum, query_chars, log)
+    note_pre(event, Path(home), log, plan)
+    if plan is None:
+        return ""
+    if not link.api_key:
+        log.warning("CORTEX_URL is set but no API key (CORTEX_API_KEY): no context")
+        return ""
+    asked = {
+        "query": plan.query,
+        "project": plan.project,
+        "legacy_project": plan.legacy_project,
+        "session": plan.session,
+        "max_chars": plan.max_chars,
+        "standing": plan.standing,
+    }
+    try:
+        answer = link.post_json(HOOK_CONTEXT_ROUTE, asked, timeout=deadline - time.monotonic())
+    except (ServiceUnavailable, ServiceError) as exc:
+        log.info("no context this turn from %s: %s", link.url, exc)
+        return ""
+    return render(event, str(answer.get("context", "")), text_format)
+
+
+def post_via_server(raw: str, home: StrPath, link: RemoteLink, deadline: float, log: Log) -> str:
+    from cortex_tui.integrations.remote_spool import deliver
+    from cortex_tui.integrations.turns import spool_turn
+
+    spool_turn(parse_event(raw), Path(home), log)
+    if not link.api_key:
+        log.warning("CORTEX_URL is set but no API key (CORTEX_API_KEY): the turn waits here")
+        return ""
+    try:
+        deliver(Path(home), link, deadline - SEND_MARGIN, log)
+    except ServiceUnavailable as exc:
+        log.info("the server is out of reach, the turn waits in the local spool: %s", exc)
+    except ServiceError as exc:
+        log.warning("the server refused the spooled turns (they wait here): %s", exc)
+    return ""

@@ -1,0 +1,121 @@
+"""The routes an agent on another machine uses (`CORTEX_URL`): its pre hook's context and
+the delivery of the turns its post hooks spooled.
+
+An agent's event names files on its own machine (the transcript, the working folder),
+which the server cannot read, so the member's hook does that part itself: it works out
+the project and what to recall (`PrePlan`) and sends the plan; after a turn it reads the
+transcript into its local spool and sends the spooled entries. The server checks each
+one, keeps no secret (the privacy step runs before the spool is written) and captures
+them as it captures its own hooks' turns.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import BackgroundTasks, FastAPI
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from starlette.concurrency import run_in_threadpool
+
+from cortex_tui.engine.limits import check_content, check_query
+from cortex_tui.engine.remote_link import (
+    ENTRIES_PER_REQUEST,
+    HOOK_CONTEXT_ROUTE,
+    SPOOL_ENTRIES_ROUTE,
+)
+from cortex_tui.engine.spool import Spool
+from cortex_tui.errors import TooLargeError
+from cortex_tui.integrations.project import Project
+from cortex_tui.integrations.turns import CLAUDE_CONTEXT_CAP, PrePlan
+from cortex_tui.models import MemoryDraft
+from cortex_tui.privacy.records import redact_strings
+from cortex_tui.server.service import Service, log
+
+Key = Annotated[str, StringConstraints(pattern=r"^(draft-)?[0-9a-f]{16,64}$")]
+Name = Annotated[str, StringConstraints(max_length=500)]
+
+
+class HookPlan(BaseModel):
+    """What a member's pre hook asks for (see `integrations/turns.py: PrePlan`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str = ""
+    project: Name | None = None
+    legacy_project: Name | None = None
+    session: Name = ""
+    max_chars: int = Field(default=CLAUDE_CONTEXT_CAP - 200, ge=100, le=CLAUDE_CONTEXT_CAP)
+    standing: bool = False
+
+
+class HookContext(BaseModel):
+    context: str
+
+
+class SpooledTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    key: Key
+    text: str
+    project: Name | None = None
+    session_id: Name | None = None
+    at: float
+    source: Name | None = None
+
+
+class SpooledDraft(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    key: Key
+    draft: MemoryDraft
+    at: float
+
+
+class SpoolDelivery(BaseModel):
+    entries: list[SpooledTurn | SpooledDraft] = Field(max_length=ENTRIES_PER_REQUEST)
+
+
+class SpoolReceipt(BaseModel):
+    accepted: list[str]
+    """Keys now in the server's spool (or captured already): the sender may drop them."""
+    refused: dict[str, str] = Field(default_factory=dict)
+    """Keys the server will never take, with why (a draft over its size limit): the
+    sender drops them too, or they would be sent forever."""
+
+
+def add_remote_routes(app: FastAPI, service: Service) -> None:
+
+    @app.post(HOOK_CONTEXT_ROUTE, response_model=HookContext)
+    async def hook_context(plan: HookPlan, after: BackgroundTasks) -> HookContext:
+        check_query(plan.query, service.settings.limits)
+        pre = PrePlan(
+            plan.query,
+            Project(plan.project, plan.legacy_project) if plan.project else None,
+            plan.session,
+            plan.max_chars,
+            plan.standing,
+        )
+        context, read = await run_in_threadpool(service.hook_context, pre)
+        if read:
+            after.add_task(service.touch, read)
+        return HookContext(context=context)
+
+    @app.post(SPOOL_ENTRIES_ROUTE, response_model=SpoolReceipt)
+    def spool_entries(delivery: SpoolDelivery) -> SpoolReceipt:
+        """A turn of any length is taken (its capture keeps its start and end, as for
+        the server's own hooks); a draft too long to store is refused."""
+        redact = service.engine.privacy.clean
+        entries: list[dict[str, Any]] = []
+        refused: dict[str, str] = {}
+        for entry in delivery.entries:
+            record = entry.model_dump(mode="json", exclude_none=True)
+            if isinstance(entry, SpooledTurn):
+                record["text"] = redact(entry.text)
+            else:
+                try:
+                    check_content(entry.draft.content, service.settings.limits)
+                except TooLargeError as exc:
+                    refused[entry.key] = str(exc)
+                    continue
+                record["draft"] = redact_strings(record["draft"], redact)
+            entries.append(record)
+        if Spool(service.home / "spool", log).append_many(entries):
+            service.request_drain()
+        return SpoolReceipt(accepted=[entry["key"] for entry in entries], refused=refused)

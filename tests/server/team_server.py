@@ -1,0 +1,50 @@
+"""A real team server (`serve --tcp PORT --tenants`) for the tenancy tests, and its tenants."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from cortex_tui.engine.remote import RemoteEngine
+from cortex_tui.tenants.registry import TenantRegistry
+from tests.server.conftest import start_service, stop_service
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class TeamServer:
+    home: Path
+    url: str
+    process: subprocess.Popen[str]
+
+    def add_tenant(self, name: str) -> str:
+        """A new tenant; its key."""
+        return TenantRegistry(self.home).add(name)[1]
+
+    def engine(self, key: str) -> RemoteEngine:
+        return RemoteEngine.over_tcp(self.url, key)
+
+    def get(self, path: str, key: str | None) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
+        return httpx.get(f"{self.url}{path}", headers=headers)
+
+
+@contextmanager
+def team_server(home: Path, *args: str, **env: str) -> Iterator[TeamServer]:
+    port = free_port()
+    process = start_service(home, "--tcp", str(port), "--tenants", *args, **env)
+    try:
+        yield TeamServer(home, f"http://127.0.0.1:{port}", process)
+    finally:
+        stop_service(home, process)

@@ -1,0 +1,387 @@
+"""No tenant of a team server ever sees another's data, whatever it asks (a property test
+against a real `serve --tcp --tenants`, over HTTP).
+
+Two or three fresh tenants per example run a random sequence of every operation the API
+declares, and of the service's own routes a tenant may use (export, status, the remote
+hooks' context and spool delivery): with their own ids, with ids another tenant's
+answers gave, with guessed id prefixes, with the other tenants' words and entity names
+as queries. Every answer is read whole: no other tenant's secret word, entity name,
+memory or entity id may appear in it unless the request itself carried it (an error
+naming the id it was asked for is not a leak); and a request naming another tenant's
+memory or entity by id is always "not found".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import string
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cortex_tui.config import RecallWeights
+from cortex_tui.engine import operations as ops
+from cortex_tui.engine import requests as rq
+from cortex_tui.engine.operations import OPERATIONS, Operation
+from cortex_tui.engine.remote import RemoteEngine
+from cortex_tui.engine.remote_link import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
+from cortex_tui.errors import CortexError, NotFoundError
+from cortex_tui.models import MemoryDraft
+from cortex_tui.recall.request import RecallRequest
+from cortex_tui.store.base import MemoryFilter
+from tests.server.team_server import TeamServer, team_server
+
+pytestmark = pytest.mark.slow
+
+SCALE = float(os.environ.get("ISOLATION_SCALE", "1"))
+"""ISOLATION_SCALE=10: a longer campaign (ten times the examples) for a measurement."""
+TOPICS = ["billing", "search", "ingest", "payments", "reports"]
+TOOLS = ["Argo CD", "Flux", "Helm", "Terraform", "Nomad"]
+UUID_CHARS = 36
+EXTRA_ROUTES = ["export", "status", "hook_context", "spool_entries"]
+STEPS = sorted(operation.name for operation in OPERATIONS) + EXTRA_ROUTES
+
+
+@dataclass
+class Exchange:
+    request: str
+    status: int
+    answer: str
+
+
+@dataclass
+class Member:
+    name: str
+    nonce: str
+    engine: RemoteEngine
+    client: httpx.Client
+    exchanges: list[Exchange]
+    marks: set[str] = field(default_factory=set)
+    """What only this tenant's data holds: its secret words, entity names, ids."""
+    memory_ids: list[str] = field(default_factory=list)
+    entity_ids: list[str] = field(default_factory=list)
+    group_ids: list[str] = field(default_factory=list)
+    written: int = 0
+
+    @property
+    def entity_names(self) -> list[str]:
+        return [f"Zor{self.nonce}{letter}" for letter in "abc"]
+
+    def mark(self, word: str) -> str:
+        """`word` as this tenant's own (an alias, a name, a profile it gives)."""
+        self.marks.add(word)
+        return word
+
+    def fresh_text(self) -> str:
+        """A statement only this tenant makes: a secret word and one of its entities."""
+        self.written += 1
+        secret = f"tk{self.nonce}{self.written}q"
+        entity = self.entity_names[self.written % 3]
+        self.marks.update({secret, entity})
+        topic = TOPICS[self.written % len(TOPICS)]
+        tool = TOOLS[self.written % len(TOOLS)]
+        return (
+            f"{entity} leads the {topic} service, which deploys with {tool}; the word is {secret}"
+        )
+
+
+@dataclass
+class Campaign:
+    operations: int = 0
+    examples: int = 0
+    tenants: int = 0
+    foreign_ids: int = 0
+    """Requests that named another tenant's memory or entity by id (each "not found")."""
+    leaks: list[str] = field(default_factory=list)
+
+
+CAMPAIGN = Campaign()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TeamServer]:
+    with team_server(tmp_path_factory.mktemp("team") / "home") as running:
+        yield running
+    print(
+        f"\nisolation: {CAMPAIGN.operations} operations, {CAMPAIGN.examples} examples, "
+        f"{CAMPAIGN.tenants} tenants, {CAMPAIGN.foreign_ids} naming another tenant's ids, "
+        f"{len(CAMPAIGN.leaks)} leaks"
+    )
+
+
+def member(server: TeamServer, rng: random.Random) -> Member:
+    nonce = "".join(rng.choice(string.ascii_lowercase) for _ in range(8))
+    name = f"iso-{nonce}"
+    key = server.add_tenant(name)
+    exchanges: list[Exchange] = []
+
+    def record(response: httpx.Response) -> None:
+        response.read()
+        request = response.request
+        exchanges.append(
+            Exchange(
+                f"{request.url} {request.content.decode()}",
+                response.status_code,
+                response.text,
+            )
+        )
+
+    client = httpx.Client(
+        base_url=server.url,
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=120,
+        event_hooks={"response": [record]},
+    )
+    return Member(name, nonce, RemoteEngine(client, server=server.url), client, exchanges)
+
+
+# --- the arguments each step takes ------------------------------------------------------
+
+
+def memory_id(me: Member, others: list[Member], rng: random.Random) -> str:
+    roll = rng.random()
+    foreign = [found for other in others for found in other.memory_ids]
+    if roll < 0.45 and me.memory_ids:
+        return rng.choice(me.memory_ids)
+    if roll < 0.9 and foreign:
+        return rng.choice(foreign)
+    return "".join(rng.choice("0123456789abcdef") for _ in range(rng.choice([4, 8, 36])))
+
+
+def id_prefix(me: Member, others: list[Member], rng: random.Random) -> str:
+    return memory_id(me, others, rng)[: rng.choice([4, 6, 8])]
+
+
+def group_id(me: Member, others: list[Member], rng: random.Random) -> str:
+    foreign = [found for other in others for found in other.group_ids]
+    pool = me.group_ids if rng.random() < 0.5 and me.group_ids else foreign
+    return rng.choice(pool) if pool else "0" * 32
+
+
+def entity_ref(me: Member, others: list[Member], rng: random.Random) -> str:
+    """Its own entity or another's, by id or by name."""
+    owner = me if rng.random() < 0.5 else rng.choice(others)
+    if owner.entity_ids and rng.random() < 0.6:
+        return rng.choice(owner.entity_ids)
+    return rng.choice(owner.entity_names)
+
+
+def query(me: Member, others: list[Member], rng: random.Random) -> str:
+    """Words of its own statements or another tenant's (never their secret words)."""
+    owner = me if rng.random() < 0.4 else rng.choice(others)
+    return f"how does {rng.choice(owner.entity_names)} deploy the {rng.choice(TOPICS)} service"
+
+
+Arguments = Callable[[Member, list[Member], random.Random], Any]
+
+ARGUMENTS: dict[str, Arguments] = {
+    "health": lambda me, others, rng: rq.HealthRequest(deep=rng.random() < 0.3),
+    "stats": lambda me, others, rng: rq.NoArguments(),
+    "activity": lambda me, others, rng: rq.ActivityRequest(days=30),
+    "memory_map": lambda me, others, rng: rq.MapRequest(
+        query=query(me, others, rng) if rng.random() < 0.5 else None, top_k=5
+    ),
+    "word_cloud": lambda me, others, rng: rq.WordsRequest(limit=40),
+    "timeline": lambda me, others, rng: rq.TimelineRequest(days=30),
+    "day": lambda me, others, rng: rq.DayRequest(day=date.today()),
+    "vitals": lambda me, others, rng: rq.NoArguments(),
+    "recall": lambda me, others, rng: RecallRequest(query=query(me, others, rng)),
+    "explain": lambda me, others, rng: rq.ExplainRequest(
+        request=RecallRequest(query=query(me, others, rng)), memory_id=memory_id(me, others, rng)
+    ),
+    "get": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
+    "resolve_id": lambda me, others, rng: rq.IdPrefix(prefix=id_prefix(me, others, rng)),
+    "list": lambda me, others, rng: rq.ListRequest(
+        filter=MemoryFilter(current_only=False, statuses=None), limit=100
+    ),
+    "history": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
+    "conflicts": lambda me, others, rng: rq.NoArguments(),
+    "profiles": lambda me, others, rng: rq.NoArguments(),
+    "remember": lambda me, others, rng: MemoryDraft(content=me.fresh_text()),
+    "capture": lambda me, others, rng: rq.CaptureRequest(
+        text=f"user: We decided that {me.fresh_text()}.\nassistant: Noted."
+    ),
+    "update": lambda me, others, rng: rq.UpdateRequest(
+        memory_id=memory_id(me, others, rng), content=me.fresh_text()
+    ),
+    "forget": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
+    "purge": lambda me, others, rng: rq.NoArguments(),
+    "restore": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
+    "resolve": lambda me, others, rng: rq.ResolveRequest(
+        group_id=group_id(me, others, rng), keep_id=memory_id(me, others, rng)
+    ),
+    "merge": lambda me, others, rng: rq.MergeRequest(
+        group_id=group_id(me, others, rng), content=me.fresh_text()
+    ),
+    "dismiss": lambda me, others, rng: rq.GroupRef(group_id=group_id(me, others, rng)),
+    "undo": lambda me, others, rng: rq.UndoRequest(count=1),
+    "lifecycle": lambda me, others, rng: rq.LifecycleRequest(dry_run=rng.random() < 0.5),
+    "backup": lambda me, others, rng: rq.BackupRequest(),
+    "save_profile": lambda me, others, rng: rq.ProfileRequest(
+        name=me.mark(f"p{me.nonce}"), weights=RecallWeights()
+    ),
+    "import": lambda me, others, rng: rq.ImportRequest(lines=list(me.engine.export())[:3]),
+    "entities": lambda me, others, rng: rq.EntityListRequest(limit=100),
+    "search_entities": lambda me, others, rng: rq.EntitySearchRequest(
+        text=rng.choice(rng.choice([me, *others]).entity_names)
+    ),
+    "entity": lambda me, others, rng: rq.EntityRef(ref=entity_ref(me, others, rng)),
+    "neighbourhood": lambda me, others, rng: rq.NeighbourhoodRequest(
+        ref=entity_ref(me, others, rng)
+    ),
+    "merge_entity": lambda me, others, rng: rq.EntityMergeRequest(
+        ref=entity_ref(me, others, rng), into_id=entity_ref(me, others, rng)
+    ),
+    "add_alias": lambda me, others, rng: rq.AliasRequest(
+        ref=entity_ref(me, others, rng), alias=me.mark(f"Al{me.nonce}{rng.choice('xyz')}")
+    ),
+    "rename_entity": lambda me, others, rng: rq.RenameRequest(
+        ref=entity_ref(me, others, rng), name=me.mark(f"Ren{me.nonce}{rng.choice('xyz')}")
+    ),
+}
+
+
+def test_every_operation_is_driven() -> None:
+    """A new operation cannot escape the isolation test: it must be given arguments here."""
+    assert set(ARGUMENTS) == {operation.name for operation in OPERATIONS}
+
+
+# --- one step, and what is checked after it ---------------------------------------------
+
+
+def step(name: str, me: Member, others: list[Member], rng: random.Random) -> None:
+    if name == "export":
+        list(me.engine.export())
+    elif name == "status":
+        me.client.get("/v1/status")
+    elif name == "hook_context":
+        me.client.post(HOOK_CONTEXT_ROUTE, json={"query": query(me, others, rng), "session": "s"})
+    elif name == "spool_entries":
+        text = f"user: Remember that {me.fresh_text()}.\nassistant: Will do."
+        key = "".join(rng.choice("0123456789abcdef") for _ in range(32))
+        entry = {"key": key, "text": text, "at": time.time(), "session_id": "s"}
+        me.client.post(SPOOL_ENTRIES_ROUTE, json={"entries": [entry]})
+    else:
+        operation = getattr(ops, name.upper(), None) or next(
+            candidate for candidate in OPERATIONS if candidate.name == name
+        )
+        call(operation, ARGUMENTS[name](me, others, rng), me, others)
+
+
+def call(operation: Operation[Any, Any], arguments: Any, me: Member, others: list[Member]) -> None:
+    foreign = {found for other in others for found in [*other.memory_ids, *other.entity_ids]}
+    named = {
+        value
+        for key, value in arguments.model_dump().items()
+        if key in ("memory_id", "keep_id", "ref", "into_id") and value in foreign
+    }
+    CAMPAIGN.foreign_ids += bool(named)
+    try:
+        operation.perform(me.engine, arguments)  # type: ignore[arg-type]
+    except NotFoundError:
+        return
+    except CortexError:
+        assert not named, f"{operation.name} naming {named} failed other than 'not found'"
+        return
+    assert not named, f"{operation.name} accepted another tenant's id {named}"
+
+
+def check(me: Member, others: list[Member], name: str) -> None:
+    for exchange in me.exchanges:
+        for other in others:
+            for mark in other.marks:
+                if mark in exchange.answer and mark not in exchange.request:
+                    CAMPAIGN.leaks.append(f"{name}: {me.name} saw {other.name}'s {mark}")
+    assert not CAMPAIGN.leaks, CAMPAIGN.leaks
+    for exchange in me.exchanges:
+        if exchange.status < 300:
+            learn(me, exchange.answer)
+    me.exchanges.clear()
+
+
+def learn(me: Member, answer: str) -> None:
+    """Ids its own answers name (memories its captures made, entities, conflict groups)."""
+    try:
+        decoded: Any = json.loads(answer)
+    except ValueError:
+        decoded = [json.loads(line) for line in answer.splitlines() if line.startswith("{")]
+    for record in records(decoded):
+        ident = record.get("id")
+        if isinstance(ident, str) and len(ident) == UUID_CHARS:
+            if "content" in record:
+                remember_id(me.memory_ids, me, ident)
+            elif "name" in record and "aliases" in record:
+                remember_id(me.entity_ids, me, ident)
+            elif "members" in record:
+                remember_id(me.group_ids, me, ident)
+        for ident in record.get("entity_ids") or []:
+            remember_id(me.entity_ids, me, ident)
+        if isinstance(record.get("conflict_group_id"), str):
+            remember_id(me.group_ids, me, record["conflict_group_id"])
+
+
+def remember_id(known: list[str], me: Member, ident: str) -> None:
+    if ident not in known:
+        known.append(ident)
+        me.marks.add(ident)
+
+
+def records(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from records(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from records(item)
+
+
+Steps = list[tuple[str, int, int]]
+
+
+@settings(max_examples=round(8 * SCALE), deadline=None, derandomize=True)
+@given(
+    tenants=st.integers(2, 3),
+    steps=st.lists(
+        st.tuples(st.sampled_from(STEPS), st.integers(0, 2), st.integers(0, 2**32)),
+        min_size=40,
+        max_size=80,
+    ),
+)
+def test_no_tenant_ever_sees_another(server: TeamServer, tenants: int, steps: Steps) -> None:
+    CAMPAIGN.examples += 1
+    rng = random.Random(f"{CAMPAIGN.examples} {len(steps)} {tenants}")  # fresh names each
+    members = [member(server, rng) for _ in range(tenants)]
+    CAMPAIGN.tenants += tenants
+    try:
+        for me in members:
+            for _ in range(2):
+                me.engine.remember(MemoryDraft(content=me.fresh_text()))
+            check(me, [other for other in members if other is not me], "setup")
+        for name, who, seed in steps:
+            me = members[who % tenants]
+            others = [other for other in members if other is not me]
+            step(name, me, others, random.Random(seed))
+            CAMPAIGN.operations += 1
+            check(me, others, name)
+        for me in members:  # what every tenant holds at the end, read whole
+            others = [other for other in members if other is not me]
+            list(me.engine.export())
+            me.engine.list_memories(MemoryFilter(current_only=False, statuses=None), limit=500)
+            check(me, others, "final read")
+            assert (server.home / "tenants" / me.name / "store").is_dir()
+        owner = RemoteEngine.over_socket(server.home)  # the owner's store holds none of it
+        assert owner.stats().total == 0
+        owner.close()
+    finally:
+        for me in members:
+            me.client.close()
