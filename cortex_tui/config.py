@@ -128,6 +128,9 @@ class ScopeMultipliers(_Section):
     project_other: float = Field(default=1.0, gt=0)
     session: float = Field(default=0.8, gt=0)
     ttl: float = Field(default=0.8, gt=0)
+    team: float = Field(
+        default=1.0, gt=0, description="a team's shared memory with no project (team server)"
+    )
 
 
 FusionMode = Literal["weighted", "rrf", "dense"]
@@ -432,6 +435,23 @@ class ServiceConfig(_Section):
     )
 
 
+class TenantsConfig(_Section):
+    """Per-tenant limits on a team server (`serve --tcp --tenants`)."""
+
+    memories: int = Field(
+        default=100_000,
+        ge=1,
+        description="current memories a tenant (or a team's shared store) may hold; a write "
+        "that would add more is refused (413)",
+    )
+    requests_per_minute: int = Field(
+        default=1200,
+        ge=1,
+        description="requests a tenant may make a minute (as a burst too); past it: 429 "
+        "with Retry-After",
+    )
+
+
 class ContextConfig(_Section):
     """Neighbour context: memories of a conversation (a session and a turn) are indexed
     with the turn before them. Index-side: changing these applies to memories written
@@ -509,6 +529,7 @@ class Settings(BaseSettings):
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
+    tenants: TenantsConfig = Field(default_factory=TenantsConfig)
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
     daemon: bool = Field(
         default=True,

@@ -38,6 +38,8 @@ class Scope(StrEnum):
     PROJECT = "project"
     SESSION = "session"
     TTL = "ttl"
+    TEAM = "team"
+    """Shared with the tenant's team on a team server (`serve --tenants`)."""
 
 
 class ConflictStatus(StrEnum):
@@ -157,6 +159,10 @@ class Memory(_Model):
     )
     speaker: str | None = Field(default=None, description="who said it, when it was said")
     source: str = "remember"
+    author: str | None = Field(
+        default=None,
+        description="the team member (tenant) who wrote this version of a team memory",
+    )
     created_at: UtcDatetime
     updated_at: UtcDatetime
     last_accessed: UtcDatetime | None = None

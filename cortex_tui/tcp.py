@@ -32,6 +32,12 @@ def listen(spec: str, option: str) -> socket.socket:
         ) from None
 
 
+def bearer_token(authorization: str) -> str:
+    """The key an `Authorization: Bearer KEY` header carries ("" for anything else)."""
+    scheme, _, token = authorization.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
 def bearer_matches(authorization: str, api_key: str) -> bool:
     """Whether an `Authorization` header carries the key (compared in constant time)."""
     return hmac.compare_digest(authorization.encode(), f"Bearer {api_key}".encode())

@@ -1,5 +1,6 @@
-"""`cortex-tui tenant add|list|revoke|rotate`: the tenants a team server
-(`serve --tcp --tenants`) serves, each with its own API key and its own memories.
+"""`cortex-tui tenant add|team|list|revoke|rotate`: the tenants a team server
+(`serve --tcp --tenants`) serves, each with its own API key and its own memories, and
+the teams whose shared memories they use.
 
 They edit the home's registry directly; a running server notices the change at its
 next request (a revoked key is refused from then on).
@@ -29,6 +30,14 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         "add", parents=[common], help="add a tenant and print its API key (shown once)"
     )
     p.add_argument("name", help="1-32 lower-case letters, digits or '-' (e.g. alice)")
+    p.add_argument("--team", help="the team whose shared memories (scope team) it uses")
+    p = actions.add_parser(
+        "team",
+        parents=[common],
+        help="put a tenant in a team (its shared memories: scope team), or out of any",
+    )
+    p.add_argument("name")
+    p.add_argument("team", nargs="?", help="the team (left out: the tenant leaves its team)")
     actions.add_parser("list", parents=[common], help="the tenants and the state of their keys")
     p = actions.add_parser(
         "revoke",
@@ -52,12 +61,17 @@ def cmd_tenant(ctx: CommandContext) -> int:
             "\n".join(_line(record) for record in records) or "no tenants yet: `tenant add NAME`",
         )
         return 0
+    if action == "team":
+        record = registry.set_team(ctx.args.name, ctx.args.team)
+        said = f"in team {record.team}" if record.team else "in no team"
+        ctx.emit(_row(record), f"tenant {record.name} is now {said}")
+        return 0
     if action == "revoke":
         record = registry.revoke(ctx.args.name)
         ctx.emit(_row(record), f"revoked the key of tenant {record.name}; its memories stay")
         return 0
     if action == "add":
-        record, key = registry.add(ctx.args.name)
+        record, key = registry.add(ctx.args.name, ctx.args.team)
         said = f"added tenant {record.name}"
     else:
         record, key = registry.rotate(ctx.args.name)
@@ -73,6 +87,7 @@ def cmd_tenant(ctx: CommandContext) -> int:
 def _row(record: TenantRecord) -> dict[str, object]:
     return {
         "name": record.name,
+        "team": record.team,
         "active": record.active,
         "created_at": record.created_at.isoformat(),
         "key_made_at": record.key_made_at.isoformat(),
@@ -86,7 +101,8 @@ def _line(record: TenantRecord) -> str:
         if record.revoked_at
         else f"key made {record.key_made_at:%Y-%m-%d %H:%M}"
     )
-    return f"{record.name}: {state} (UTC)"
+    team = f", team {record.team}" if record.team else ""
+    return f"{record.name}: {state} (UTC){team}"
 
 
 HANDLERS: dict[str, Callable[[CommandContext], int]] = {"tenant": cmd_tenant}

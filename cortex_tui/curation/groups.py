@@ -66,8 +66,11 @@ class Curator:
         self._store.update_memories(changed)
         return changed[0]
 
-    def merge(self, group_id: str, content: str, vector: Vector) -> Memory:
-        """One new memory, written by a person, supersedes every member."""
+    def merge(
+        self, group_id: str, content: str, vector: Vector, author: str | None = None
+    ) -> Memory:
+        """One new memory, written by a person, supersedes every member; `author`: the
+        team member who wrote it, on team memory."""
         group = self.group(group_id)
         if not content.strip():
             raise InvalidInputError("merged content is empty; give the text that replaces them")
@@ -91,6 +94,7 @@ class Curator:
                 "reinforced_count": sum(m.reinforced_count for m in group.members),
                 "access_count": sum(m.access_count for m in group.members),
                 "source": "merge",
+                "author": author,
             }
         )
         merged = Memory.model_validate(merged.model_dump())

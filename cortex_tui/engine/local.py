@@ -111,6 +111,11 @@ class LocalEngine:
         self.llm = llm if llm is not None else make_llm(settings.llm)
         self.privacy = Redactor(settings.privacy)
         """The privacy step: every text on its way in, every memory on its way out."""
+        self.writer: str | None = None
+        """Who writes now, recorded on each memory version written (`author`): a team
+        server's shared store sets it to the member whose request it serves."""
+        self.shared = False
+        """A team's store on a team server: the one store that takes scope `team`."""
         self._recaller = Recaller(
             store,
             embedder,
@@ -553,7 +558,9 @@ class LocalEngine:
     def merge(self, group_id: str, content: str) -> Memory:
         check_content(content, self.settings.limits)
         content = self._safe_content(content)
-        return self.curator.merge(group_id, content, self._document_vector(content))
+        return self.curator.merge(
+            group_id, content, self._document_vector(content), author=self.writer
+        )
 
     def dismiss(self, group_id: str) -> list[Memory]:
         return [self._shown(m) for m in self.curator.dismiss(group_id)]
@@ -581,6 +588,7 @@ class LocalEngine:
         now = self.clock()
         created = draft.created_at or now
         scope = draft.scope or (Scope.PROJECT if draft.project else Scope.PERMANENT)
+        self._check_scope(scope)
         ttl = draft.ttl_hours or (DEFAULT_TTL_HOURS if scope is Scope.TTL else None)
         return Memory(
             content=content,
@@ -593,6 +601,7 @@ class LocalEngine:
             turn=draft.turn,
             speaker=self.privacy.clean(draft.speaker.strip()) or None if draft.speaker else None,
             source=draft.source,
+            author=self.writer,
             created_at=created,
             updated_at=created,
             last_accessed=draft.last_accessed,
@@ -605,6 +614,13 @@ class LocalEngine:
             importance=0.5 if draft.importance is None else draft.importance,
             decisions=[redaction_decision(redacted, now)] if redacted.changed else [],
         )
+
+    def _check_scope(self, scope: Scope) -> None:
+        if scope is Scope.TEAM and not self.shared:
+            raise InvalidInputError(
+                "scope team is shared with a team on a team server; this store is not one "
+                "(ask the server's admin: `cortex-tui tenant team NAME TEAM`)"
+            )
 
     def _safe_tags(self, tags: Iterable[str], content: str) -> list[str]:
         """Tags as stored: none that holds a secret, nor a piece of one the content
@@ -716,6 +732,11 @@ class LocalEngine:
             raise InvalidInputError("new content is empty; give the new text")
         if content is not None:
             check_content(content, self.settings.limits)
+        if scope is not None and (scope is Scope.TEAM) != (old.scope is Scope.TEAM):
+            raise InvalidInputError(
+                "a memory moves into or out of the team by being remembered there anew "
+                "(`remember --scope team`) and forgotten here, not by an update"
+            )
         # The new version is written anew, so through the privacy step whole: a store
         # written before secrets were kept out may hold one in what it copies.
         said = content if content is not None else old.content
@@ -730,6 +751,7 @@ class LocalEngine:
                 "tags": self._safe_tags(old.tags if tags is None else tags, said),
                 "project": self.projects.resolve(project) if project is not None else old.project,
                 "confidence": old.confidence if confidence is None else confidence,
+                "author": self.writer or old.author,
                 "created_at": now,
                 "updated_at": now,
                 "valid_from": now,

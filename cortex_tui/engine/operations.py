@@ -109,6 +109,9 @@ class Operation(Generic[Req, Resp]):
     server_files: tuple[str, ...] = ()
     """Fields naming a file on the machine the engine runs on: a tenant of a team
     server may not give them (its files stay in its own data home)."""
+    adds_memories: bool = False
+    """Whether a call may add memories: on a team server, a tenant's quota is checked
+    first (`tenants.memories`)."""
 
     def writes_for(self, request: Req) -> bool:
         """Whether this call changes the store (the service serialises it as a write)."""
@@ -281,6 +284,7 @@ REMEMBER = Operation(
     _post("/v1/remember"),
     lambda engine, r: engine.remember(r),
     writes=True,
+    adds_memories=True,
 )
 CAPTURE = Operation(
     "capture",
@@ -292,6 +296,7 @@ CAPTURE = Operation(
         r.text, project=r.project, session_id=r.session_id, source=r.source
     ),
     writes=True,
+    adds_memories=True,
 )
 UPDATE = Operation(
     "update",
@@ -404,6 +409,7 @@ IMPORT = Operation(
     _post("/v1/import"),
     lambda engine, r: engine.import_lines(r.lines, skip_invalid=r.skip_invalid),
     writes=True,
+    adds_memories=True,
 )
 
 # --- the entity graph --------------------------------------------------------------------

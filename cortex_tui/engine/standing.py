@@ -36,7 +36,7 @@ def standing_context(
         wanted = scope.model_copy(
             update={
                 "types": [MemoryType.RULE, MemoryType.PREFERENCE],
-                "scopes": [Scope.PERMANENT, Scope.PROJECT],
+                "scopes": [Scope.PERMANENT, Scope.PROJECT, Scope.TEAM],
             }
         )
         found = engine.list_memories(wanted, limit=STANDING_CANDIDATES).memories

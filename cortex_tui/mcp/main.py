@@ -3,7 +3,8 @@
 Over stdio, standard output carries the protocol and nothing else: everything this
 process has to say goes to `logs/mcp.log` under the data home. Over HTTP the endpoint is
 `http://HOST:PORT/mcp`, and every request must carry the service's API key
-(`CORTEX_API_KEY`) as a bearer token.
+(`CORTEX_API_KEY`) as a bearer token — or, with `--tenants`, its caller's own key on the
+team server `CORTEX_URL` names (`callers.py`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
+from starlette.types import ASGIApp
 
 from cortex_tui.config import Settings, load_settings
 from cortex_tui.engine import service_link
@@ -25,6 +28,7 @@ from cortex_tui.engine.limits import check_content
 from cortex_tui.errors import CortexError
 from cortex_tui.integrations.turns import spool_draft
 from cortex_tui.mcp.auth import BearerGuard
+from cortex_tui.mcp.callers import CallerLinks, ServerKeyGuard
 from cortex_tui.mcp.link import EngineLink
 from cortex_tui.mcp.server import build_server
 from cortex_tui.mcp.shapes import RememberArguments
@@ -58,32 +62,72 @@ def mcp_main(argv: list[str]) -> int:
         action="store_true",
         help="open the store in this process instead of through the local service",
     )
+    parser.add_argument(
+        "--tenants",
+        action="store_true",
+        help="with --http: serve every tenant of the team server CORTEX_URL names, each "
+        "call made there with its caller's own API key",
+    )
     args = parser.parse_args(argv)
     home = Path(args.home).expanduser() if args.home else default_home()
     os.environ["CORTEX_HOME"] = str(home)
     try:
         settings = load_settings(home)
         _log_to_file(home)
-        api_key = os.environ.get("CORTEX_API_KEY") or None
-        if args.http and not api_key:
-            raise CortexError("--http needs an API key: set CORTEX_API_KEY to a long random secret")
-        daemon = False if args.no_daemon else settings.daemon
-        link = EngineLink(lambda: connect_engine(settings, daemon=daemon))
-        server = build_server(link, lambda arguments: _queue(settings, daemon, arguments))
+        server, guard, close = (
+            _for_tenants(settings, args.http) if args.tenants else _for_one(settings, args)
+        )
         try:
-            if args.http and api_key:
-                _serve_http(server, args.http, api_key)
+            if args.http:
+                _serve_http(server, args.http, guard)
             else:
                 log.info("serving %s over stdio", home)
                 server.run()
         finally:
-            link.close()
+            close()
     except CortexError as exc:
         print(f"cortex-tui mcp: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+Guard = Callable[[ASGIApp], ASGIApp]
+"""What stands in front of the streamable HTTP endpoint: the API key check."""
+
+
+def _for_one(
+    settings: Settings, args: argparse.Namespace
+) -> tuple[MCPServer, Guard, Callable[[], None]]:
+    """Memory of this home (or of the server it names), over stdio or HTTP with one key."""
+    api_key = os.environ.get("CORTEX_API_KEY") or None
+    if args.http and not api_key:
+        raise CortexError("--http needs an API key: set CORTEX_API_KEY to a long random secret")
+    daemon = False if args.no_daemon else settings.daemon
+    link = EngineLink(lambda: connect_engine(settings, daemon=daemon))
+    server = build_server(lambda _caller: link, lambda given: _queue(settings, daemon, given))
+    return server, lambda app: BearerGuard(app, api_key or ""), link.close
+
+
+def _for_tenants(
+    settings: Settings, http: str | None
+) -> tuple[MCPServer, Guard, Callable[[], None]]:
+    url = settings.url
+    if not http:
+        raise CortexError("--tenants serves them over HTTP: add --http [HOST:]PORT")
+    if not url:
+        raise CortexError(
+            "--tenants passes each caller's key on to a team server: set CORTEX_URL to it"
+        )
+    links = CallerLinks(url, settings.ca_cert)
+    server = build_server(links, _not_queued)
+    return server, lambda app: ServerKeyGuard(app, url, settings.ca_cert), links.close
+
+
+def _not_queued(_arguments: RememberArguments) -> str:
+    """A front for many tenants keeps nothing of theirs: the caller says it again."""
+    raise CortexError("the team server is out of reach; remember it again once it is back")
 
 
 def _send_to_server(settings: Settings) -> None:
@@ -110,12 +154,12 @@ def _log_to_file(home: Path) -> None:
     logging.captureWarnings(True)
 
 
-def _serve_http(server: MCPServer, spec: str, api_key: str) -> None:
+def _serve_http(server: MCPServer, spec: str, guard: Guard) -> None:
     import uvicorn
 
     sock = listen(spec, "--http")
     host, port = sock.getsockname()[:2]
-    app = BearerGuard(server.streamable_http_app(host=host), api_key)
+    app = guard(server.streamable_http_app(host=host))
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     log.info("serving streamable HTTP at http://%s:%s/mcp", host, port)
     print(f"cortex-tui mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import ToolAnnotations
 
@@ -24,8 +24,10 @@ from cortex_tui.errors import CortexError, ServiceUnreachableError, StoreError, 
 from cortex_tui.mcp.link import EngineLink
 from cortex_tui.mcp.shapes import RememberAnswer, RememberArguments
 from cortex_tui.mcp.tools import REMEMBER, TOOLS, ToolSpec
+from cortex_tui.tcp import bearer_token
 
 log = logging.getLogger("cortex_tui.mcp")
+CONTEXT = "ctx"
 
 INSTRUCTIONS = (
     "Long-term memory that outlives this session and is shared with the user's other "
@@ -35,9 +37,12 @@ INSTRUCTIONS = (
 
 Queue = Callable[[RememberArguments], str]
 """Puts a memory in the durable spool; answers its spool key."""
+LinkFor = Callable[[str | None], EngineLink]
+"""The engine for the caller whose HTTP request carried this API key (None: over stdio,
+or a server that has one key): a team server's tenants each reach their own."""
 
 
-def build_server(link: EngineLink, queue: Queue) -> MCPServer:
+def build_server(link_for: LinkFor, queue: Queue) -> MCPServer:
     server: MCPServer = MCPServer(
         name="cortex-tui",
         version=__version__,
@@ -45,7 +50,7 @@ def build_server(link: EngineLink, queue: Queue) -> MCPServer:
     )
     for spec in TOOLS:
         server.add_tool(
-            _tool_function(spec, link, queue),
+            _tool_function(spec, link_for, queue),
             name=spec.name,
             title=spec.name.capitalize(),
             description=spec.description,
@@ -63,9 +68,9 @@ def build_server(link: EngineLink, queue: Queue) -> MCPServer:
         description="One memory with all its fields, by id or unambiguous id prefix.",
         mime_type="application/json",
     )
-    def memory(memory_id: str) -> str:
+    def memory(memory_id: str, ctx: Context) -> str:
         try:
-            found = link.run(lambda engine: engine.get(memory_id))
+            found = link_for(caller_key(ctx)).run(lambda engine: engine.get(memory_id))
         except CortexError as exc:
             raise ResourceError(_one_line(exc)) from None
         return found.model_dump_json(indent=2)
@@ -73,8 +78,9 @@ def build_server(link: EngineLink, queue: Queue) -> MCPServer:
     return server
 
 
-def _tool_function(spec: ToolSpec, link: EngineLink, queue: Queue) -> Callable[..., Any]:
+def _tool_function(spec: ToolSpec, link_for: LinkFor, queue: Queue) -> Callable[..., Any]:
     def tool(**given: Any) -> Any:
+        link = link_for(caller_key(given.pop(CONTEXT, None)))
         # The SDK hands over every field, defaults included; an unset one is None here.
         arguments = spec.arguments.model_validate(
             {name: value for name, value in given.items() if value is not None}
@@ -94,11 +100,28 @@ def _tool_function(spec: ToolSpec, link: EngineLink, queue: Queue) -> Callable[.
         )
         for name, field in spec.arguments.model_fields.items()
     ]
+    # The SDK finds the context parameter by its annotation and leaves it out of the
+    # input schema; it carries the HTTP request the call came in.
+    parameters.append(
+        inspect.Parameter(CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    )
+    tool.__annotations__ = {CONTEXT: Context}
     tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         parameters, return_annotation=spec.answer
     )
     tool.__name__ = spec.name
     return tool
+
+
+def caller_key(ctx: Context | None) -> str | None:
+    """The API key the call's HTTP request carried (None over stdio)."""
+    if ctx is None:
+        return None
+    request = ctx.request_context.request
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return None
+    return bearer_token(str(headers.get("authorization", ""))) or None
 
 
 def _queued(queue: Queue, arguments: Any, why: StoreError) -> RememberAnswer:

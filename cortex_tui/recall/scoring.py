@@ -144,7 +144,8 @@ def type_signal(memory: Memory, multipliers: Multipliers, named: frozenset[Memor
 
 
 def scope_signal(memory: Memory, project: str | None, multipliers: Multipliers) -> float:
-    if memory.scope is Scope.PROJECT:
+    """A team memory of a project counts as one of the member's own project memories."""
+    if memory.scope is Scope.PROJECT or (memory.scope is Scope.TEAM and memory.project):
         matches = bool(project) and memory.project == project
         return multipliers.scope["project_match" if matches else "project_other"]
     return multipliers.scope[memory.scope.value]

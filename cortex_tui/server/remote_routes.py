@@ -100,7 +100,9 @@ def add_remote_routes(app: FastAPI, service: Service) -> None:
     @app.post(SPOOL_ENTRIES_ROUTE, response_model=SpoolReceipt)
     def spool_entries(delivery: SpoolDelivery) -> SpoolReceipt:
         """A turn of any length is taken (its capture keeps its start and end, as for
-        the server's own hooks); a draft too long to store is refused."""
+        the server's own hooks); a draft too long to store is refused; nothing is taken
+        while the tenant is at its memory quota (the sender keeps it for later)."""
+        service.check_room()
         redact = service.engine.privacy.clean
         entries: list[dict[str, Any]] = []
         refused: dict[str, str] = {}

@@ -3,7 +3,8 @@
 Each route is given the signature FastAPI reads: the path fields as path parameters, the
 other fields as one query model (GET, DELETE) or one body model, so FastAPI validates
 every request against the operation's own model and publishes it in the OpenAPI spec.
-The call then runs under the service's read or write lock, as the operation declares.
+The call then runs under the service's read or write lock, as the operation declares
+(`Service.perform`).
 """
 
 from __future__ import annotations
@@ -57,8 +58,7 @@ def _endpoint(operation: Operation[Any, Any], service: Service) -> Any:
                 raise RequestValidationError(exc.errors(include_url=False)) from None
         if service.tenant is not None:
             _confine(operation, arguments)
-        run = service.write if operation.writes_for(arguments) else service.read
-        return run(lambda: operation.perform(service.engine, arguments))
+        return service.perform(operation, arguments)
 
     parameters = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, Path()])

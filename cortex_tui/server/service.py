@@ -22,8 +22,10 @@ from typing import Any, TypeVar
 
 from cortex_tui.config import Settings
 from cortex_tui.engine.local import LocalEngine
+from cortex_tui.engine.operations import Operation
 from cortex_tui.engine.spool import Spool, TurnProgress
 from cortex_tui.engine.standing import standing_context
+from cortex_tui.errors import TooLargeError
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.session_turns import prune_sessions
 from cortex_tui.integrations.turns import (
@@ -34,10 +36,12 @@ from cortex_tui.integrations.turns import (
     pre_context,
     spool_turn,
 )
+from cortex_tui.recall.merge import merge_recalls
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background
 from cortex_tui.server.compaction import QuietCompaction
 from cortex_tui.server.engine_lock import EngineLock
+from cortex_tui.store.base import MemoryFilter
 from cortex_tui.sync.watch import ServiceWatch
 from cortex_tui.untrusted.text import decode_bytes
 
@@ -84,6 +88,10 @@ class Service:
         self.settings = settings
         self.tenant = tenant
         """The tenant this service is for, on a team server; None: the home's owner."""
+        self.team: Service | None = None
+        """The service of the tenant's team's shared memories, when it has a team."""
+        self.memory_cap: int | None = None
+        """On a team server, the current memories this store may hold (`tenants.memories`)."""
         self.home: Path = settings.home
         self.started_at = time.time()
         self._lock = EngineLock()
@@ -121,12 +129,53 @@ class Service:
         with self._writers:
             return self._write_held(call, "write")
 
+    def perform(self, operation: Operation[Any, Any], arguments: Any) -> Any:
+        """One declared operation, as a write or a read as it declares; for a member of a
+        team, on its own store or its team's as the operation says (`membership.py`)."""
+        if self.team is not None and self.tenant is not None:
+            from cortex_tui.server.membership import perform_as_member
+
+            return perform_as_member(self, self.team, self.tenant, operation, arguments)
+        return self.perform_here(operation, arguments)
+
+    def perform_here(
+        self, operation: Operation[Any, Any], arguments: Any, writer: str | None = None
+    ) -> Any:
+        """`operation` on this service's own engine; `writer`: who is recorded as the
+        author of what it writes (a member, on its team's store)."""
+
+        if operation.adds_memories:
+            self.check_room()
+
+        def call() -> Any:
+            self.engine.writer = writer
+            try:
+                return operation.perform(self.engine, arguments)
+            finally:
+                self.engine.writer = None
+
+        run = self.write if operation.writes_for(arguments) else self.read
+        return run(call)
+
     def _write_held(self, call: Callable[[], T], kind: str) -> T:
         with self._lock.hold(kind, urgent=False):
             try:
                 return call()
             finally:
                 self._generation += 1
+
+    def check_room(self) -> None:
+        """Refuse a write that would add memories to a store at its quota (team server)."""
+        cap = self.memory_cap
+        if cap is None:
+            return
+        held = self.read(lambda: self.engine.store.count_memories(MemoryFilter()))
+        if held >= cap:
+            whose = f"tenant {self.tenant}" if self.tenant else "the team's shared store"
+            raise TooLargeError(
+                f"{whose} holds {held} memories, the most tenants.memories allows ({cap}); "
+                "forget some, or ask the server's admin to raise it"
+            )
 
     def contended(self) -> bool:
         """Whether a read or a hook waits for the engine: a long write should pause."""
@@ -169,24 +218,36 @@ class Service:
             self.engine.embedder.embed_query(plan.query)
         read: list[str] = []
 
+        team = self.team
+
         def standing(max_chars: int) -> str:
             budget = self.settings.hooks.standing_context_tokens
-            return standing_context(self.engine, plan.project, budget, max_chars)
+            own = standing_context(self.engine, plan.project, budget, max_chars)
+            if team is None or max_chars - len(own) <= 1:
+                return own
+            left = max_chars - (len(own) + 1 if own else 0)
+            shared = team.read(lambda: standing_context(team.engine, plan.project, budget, left))
+            return "\n".join(block for block in (own, shared) if block)
 
         def recall(max_chars: int) -> str:
-            key = (*plan.cache_key(), max_chars, self._generation)
+            generations = (self._generation, team._generation if team else 0)
+            key = (*plan.cache_key(), max_chars, generations)
             cached = self._cache.get(key)
             if cached is not None:
                 return cached
-            response = self.engine.recall(
-                RecallRequest(
-                    query=plan.query,
-                    project=plan.project,
-                    max_chars=max_chars,
-                    rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
-                    update_access=False,
-                )
+            request = RecallRequest(
+                query=plan.query,
+                project=plan.project,
+                max_chars=max_chars,
+                rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
+                update_access=False,
             )
+            response = self.engine.recall(request)
+            if team is not None:
+                shared = team.read(lambda: team.engine.recall(request))
+                response = merge_recalls(
+                    request, [response, shared], self.settings.recall, self.engine.now()
+                )
             self._cache.put(key, response.context)
             read.extend(result.memory.id for result in response.results)
             return response.context
@@ -198,10 +259,13 @@ class Service:
 
     def touch(self, memory_ids: list[str]) -> None:
         """Count the reads of a pre hook's memories, behind any waiting reader; not a
-        change to what recall returns, so the context cache stays valid."""
+        change to what recall returns, so the context cache stays valid. A member's
+        shared memories are counted in its team's store."""
         if memory_ids:
             with self._lock.hold("touch", urgent=False):
                 self.engine.touch(memory_ids)
+            if self.team is not None:
+                self.team.touch(memory_ids)
 
     def warm_up(self) -> None:
         """One recall before the first hook arrives: model, store and caches get hot, so

@@ -3,14 +3,16 @@ API key and answered by that key's tenant's own service — its own store, spool
 and capture — so no route can reach another tenant's data: there is no request that
 names one. The Unix socket still serves the home's owner, as without tenants.
 
-A tenant's service is opened at its first request and kept until the server stops; all
-of them share the one embedding model the server loaded.
+A tenant's service is opened at its first request and kept until the server stops, and
+so is its team's shared store (`teams/NAME/`, scope `team`: `membership.py`); all of them
+share the one embedding model the server loaded.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 from collections.abc import Callable
 
@@ -20,7 +22,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from cortex_tui.config import Settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.open import open_engine
+from cortex_tui.server.request_rate import RequestRate
 from cortex_tui.server.service import Service
+from cortex_tui.tcp import bearer_token
 from cortex_tui.tenants.keyring import Keyring
 from cortex_tui.tenants.registry import TenantRecord, TenantRegistry
 from cortex_tui.tenants.settings import tenant_settings
@@ -42,36 +46,60 @@ class Tenancy:
         self.settings = settings
         self.registry = TenantRegistry(settings.home)
         self.keyring = Keyring(self.registry)
+        self.rate = RequestRate(settings.tenants.requests_per_minute)
         self._embedder = embedder
         self._build_app = build_app
         self._served: dict[str, tuple[Service, ASGIApp]] = {}
+        self._teams: dict[str, Service] = {}
         self._opening = threading.Lock()
 
     def app_for(self, tenant: TenantRecord) -> ASGIApp:
-        """The tenant's API, its store opened on first use."""
+        """The tenant's API, its store (and its team's) opened on first use; a team it
+        joined or left since its last request is taken into account now."""
         with self._opening:
             served = self._served.get(tenant.name)
             if served is None:
                 served = self._open(tenant)
                 self._served[tenant.name] = served
-            return served[1]
+            service, app = served
+            service.team = self._team(tenant.team) if tenant.team else None
+            return app
 
     def _open(self, tenant: TenantRecord) -> tuple[Service, ASGIApp]:
-        settings = tenant_settings(self.settings, tenant.name, self.registry.data_home(tenant.name))
-        engine = open_engine(settings, embedder=self._embedder)
-        service = Service(engine, settings, tenant=tenant.name)
-        service.start_capture()
+        home = self.registry.data_home(tenant.name)
+        service = self._service(tenant_settings(self.settings, home, f"t-{tenant.name}"))
+        service.tenant = tenant.name
         log.info("serving tenant %s", tenant.name)
         return service, self._build_app(service)
 
+    def _team(self, team: str) -> Service:
+        """The team's shared store's service (no API of its own: its members' requests
+        reach it)."""
+        service = self._teams.get(team)
+        if service is None:
+            home = self.registry.team_home(team)
+            service = self._service(tenant_settings(self.settings, home, f"team-{team}"))
+            service.engine.shared = True
+            self._teams[team] = service
+            log.info("serving team %s", team)
+        return service
+
+    def _service(self, settings: Settings) -> Service:
+        service = Service(open_engine(settings, embedder=self._embedder), settings)
+        service.memory_cap = settings.tenants.memories
+        service.start_capture()
+        return service
+
     def close(self) -> None:
         """Finish each tenant's turn being captured (the rest stays spooled), then close
-        its store."""
+        its store; then the teams'."""
         with self._opening:
-            for service, _app in self._served.values():
+            members = [served[0] for served in self._served.values()]
+            for service in [*members, *self._teams.values()]:
                 service.stop_capture()
                 service.engine.close()
             self._served.clear()
+            self._teams.clear()
 
 
 class TenantGate:
@@ -91,6 +119,10 @@ class TenantGate:
         if tenant is None:
             await _refuse(send)
             return
+        wait = self.tenancy.rate.wait(tenant.name)
+        if wait > 0:
+            await _slow_down(send, wait, self.tenancy.rate.per_minute)
+            return
         app = await run_in_threadpool(self.tenancy.app_for, tenant)
         await app(scope, receive, send)
 
@@ -98,9 +130,25 @@ class TenantGate:
 def _bearer(scope: Scope) -> str:
     for name, value in scope.get("headers", []):
         if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else ""
+            return bearer_token(value.decode("latin-1"))
     return ""
+
+
+async def _slow_down(send: Send, wait: float, per_minute: int) -> None:
+    seconds = math.ceil(wait)
+    message = f"over tenants.requests_per_minute ({per_minute}); try again in {seconds} s"
+    body = json.dumps({"error": "TooManyRequests", "message": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"retry-after", str(seconds).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _refuse(send: Send) -> None:

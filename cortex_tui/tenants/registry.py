@@ -1,10 +1,11 @@
 """Who the tenants are: `$CORTEX_HOME/tenants/registry.json`, written by `cortex-tui tenant`
 and read by the server, which notices each change at its next request.
 
-A record keeps a tenant's name and its key's id, salt and scrypt hash — never
-the key. Each tenant's memories live in `tenants/<name>/` (a data home of its own). Every
-change is a whole new file put in place with one rename under a lock: a crash halfway
-leaves the old registry, and two commands at once do not lose either's change.
+A record keeps a tenant's name, its team and its key's id, salt and scrypt hash — never
+the key. Each tenant's memories live in `tenants/<name>/` (a data home of its own), a
+team's shared ones in `teams/<team>/`. Every change is a whole new file put in place
+with one rename under a lock: a crash halfway leaves the old registry, and two commands
+at once do not lose either's change.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from cortex_tui.tenants import keys
 
 FOLDER = "tenants"
 REGISTRY = "registry.json"
+TEAMS_FOLDER = "teams"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,31}$")
 
 
 class TenantRecord(BaseModel):
     name: str
+    team: str | None = None
+    """The team whose shared memories (scope `team`) this tenant reads and writes."""
     key_id: str
     salt: str
     key_hash: str
@@ -56,10 +60,10 @@ class _RegistryFile(BaseModel):
     tenants: list[TenantRecord] = Field(default_factory=list)
 
 
-def check_name(name: str) -> str:
+def check_name(name: str, what: str = "tenant") -> str:
     if not _NAME.match(name):
         raise InvalidInputError(
-            f"tenant name {name!r} must be 1-32 lower-case letters, digits or '-', "
+            f"{what} name {name!r} must be 1-32 lower-case letters, digits or '-', "
             "starting with a letter or digit (e.g. alice, web-team)"
         )
     return name
@@ -84,9 +88,11 @@ class TenantRegistry:
                 return record
         raise NotFoundError(f"no tenant named {name!r}; `cortex-tui tenant list` shows them")
 
-    def add(self, name: str) -> tuple[TenantRecord, str]:
+    def add(self, name: str, team: str | None = None) -> tuple[TenantRecord, str]:
         """A new tenant and its key (shown once: only its hash is kept)."""
         check_name(name)
+        if team is not None:
+            check_name(team, "team")
         with self._changing() as registry:
             if any(record.name == name for record in registry.tenants):
                 raise InvalidInputError(
@@ -96,6 +102,7 @@ class TenantRegistry:
             record, key = _with_new_key(
                 TenantRecord(
                     name=name,
+                    team=team,
                     key_id="",
                     salt="",
                     key_hash="",
@@ -123,6 +130,19 @@ class TenantRegistry:
             fresh, key = _with_new_key(record)
             registry.tenants[registry.tenants.index(record)] = fresh
             return fresh, key
+
+    def set_team(self, name: str, team: str | None) -> TenantRecord:
+        """Join `team` (None: leave any); the tenant's own memories stay its own."""
+        if team is not None:
+            check_name(team, "team")
+        with self._changing() as registry:
+            record = _named(registry, name)
+            record.team = team
+            return record
+
+    def team_home(self, team: str) -> Path:
+        """Where a team's shared memories live."""
+        return self.home / TEAMS_FOLDER / check_name(team, "team")
 
     def stamp(self) -> tuple[int, int, int] | None:
         """What changes whenever the registry is replaced (None: there is none)."""

@@ -1,4 +1,5 @@
-"""A tenant's settings: the server's, with the tenant's own data home.
+"""A tenant's settings (or a team's shared store's): the server's, with a data home of its
+own.
 
 Everything a tenant's requests can write lands under that home: its store (or, on a
 Qdrant server, collections of its own), spool, logs and backups — a `backup.folder` the
@@ -20,12 +21,14 @@ from cortex_tui.config import RecallWeights, Settings
 from cortex_tui.errors import ConfigError
 
 
-def tenant_settings(server: Settings, name: str, data_home: Path) -> Settings:
+def tenant_settings(server: Settings, data_home: Path, collections: str) -> Settings:
+    """`collections`: what names its collections on a Qdrant server apart (after the
+    server's prefix): `t-NAME` for a tenant, `team-NAME` for a team's shared store."""
     update: dict[str, Any] = {
         "home": data_home,
         "backup": server.backup.model_copy(update={"folder": None}),
         "store": server.store.model_copy(
-            update={"collection_prefix": f"{server.store.collection_prefix}-t-{name}"}
+            update={"collection_prefix": f"{server.store.collection_prefix}-{collections}"}
         ),
         "embedder": server.embedder.model_copy(update={"models_dir": server.models_path}),
     }

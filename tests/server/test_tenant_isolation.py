@@ -1,14 +1,16 @@
-"""No tenant of a team server ever sees another's data, whatever it asks (a property test
-against a real `serve --tcp --tenants`, over HTTP).
+"""No tenant of a team server ever sees another's data, whatever it asks, and a team's
+shared memories reach its members only (a property test against a real
+`serve --tcp --tenants`, over HTTP).
 
-Two or three fresh tenants per example run a random sequence of every operation the API
-declares, and of the service's own routes a tenant may use (export, status, the remote
-hooks' context and spool delivery): with their own ids, with ids another tenant's
-answers gave, with guessed id prefixes, with the other tenants' words and entity names
-as queries. Every answer is read whole: no other tenant's secret word, entity name,
-memory or entity id may appear in it unless the request itself carried it (an error
-naming the id it was asked for is not a leak); and a request naming another tenant's
-memory or entity by id is always "not found".
+Two or three fresh tenants per example (often two of them in a team) run a random
+sequence of every operation the API declares, and of the service's own routes a tenant
+may use (export, status, the remote hooks' context and spool delivery): with their own
+ids, with ids another tenant's answers gave, with guessed id prefixes, with the other
+tenants' words and entity names as queries; members also write and change team
+memories. Every answer is read whole: no other tenant's secret word, entity name,
+memory or entity id — nor another team's — may appear in it unless the request itself
+carried it (an error naming the id it was asked for is not a leak); and a request
+naming such a memory or entity by id is always "not found".
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from cortex_tui.engine.operations import OPERATIONS, Operation
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.engine.remote_link import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
 from cortex_tui.errors import CortexError, NotFoundError
-from cortex_tui.models import MemoryDraft
+from cortex_tui.models import MemoryDraft, Scope
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
+from cortex_tui.tenants.registry import TenantRegistry
 from tests.server.team_server import TeamServer, team_server
 
 pytestmark = pytest.mark.slow
@@ -59,14 +62,12 @@ class Exchange:
 
 
 @dataclass
-class Member:
-    name: str
+class Holdings:
+    """What one party's data holds: a tenant's own, or a team's shared memories."""
+
     nonce: str
-    engine: RemoteEngine
-    client: httpx.Client
-    exchanges: list[Exchange]
     marks: set[str] = field(default_factory=set)
-    """What only this tenant's data holds: its secret words, entity names, ids."""
+    """Its secret words, entity names and ids: found in no one else's answers."""
     memory_ids: list[str] = field(default_factory=list)
     entity_ids: list[str] = field(default_factory=list)
     group_ids: list[str] = field(default_factory=list)
@@ -77,12 +78,12 @@ class Member:
         return [f"Zor{self.nonce}{letter}" for letter in "abc"]
 
     def mark(self, word: str) -> str:
-        """`word` as this tenant's own (an alias, a name, a profile it gives)."""
+        """`word` as its own (an alias, a name, a profile it gives)."""
         self.marks.add(word)
         return word
 
     def fresh_text(self) -> str:
-        """A statement only this tenant makes: a secret word and one of its entities."""
+        """A statement only this party makes: a secret word and one of its entities."""
         self.written += 1
         secret = f"tk{self.nonce}{self.written}q"
         entity = self.entity_names[self.written % 3]
@@ -93,12 +94,46 @@ class Member:
             f"{entity} leads the {topic} service, which deploys with {tool}; the word is {secret}"
         )
 
+    def learn(self, kind: str, ident: str) -> None:
+        known = getattr(self, f"{kind}_ids")
+        if ident not in known:
+            known.append(ident)
+            self.marks.add(ident)
+
+
+@dataclass
+class Member:
+    name: str
+    engine: RemoteEngine
+    client: httpx.Client
+    exchanges: list[Exchange]
+    own: Holdings
+    team: Holdings | None = None
+
+    @property
+    def readable(self) -> list[Holdings]:
+        return [self.own, *([self.team] if self.team else [])]
+
+    def unreadable(self, others: list[Member]) -> list[tuple[str, Holdings]]:
+        """Each other tenant's own data, and any team's it is not in."""
+        found: list[tuple[str, Holdings]] = []
+        for other in others:
+            found.append((other.name, other.own))
+            if other.team is not None and other.team is not self.team:
+                found.append((f"{other.name}'s team", other.team))
+        return found
+
+    def holding(self, memory: str) -> Holdings:
+        """Where a memory it names lives: its team's store or its own."""
+        return self.team if self.team and memory in self.team.memory_ids else self.own
+
 
 @dataclass
 class Campaign:
     operations: int = 0
     examples: int = 0
     tenants: int = 0
+    teams: int = 0
     foreign_ids: int = 0
     """Requests that named another tenant's memory or entity by id (each "not found")."""
     leaks: list[str] = field(default_factory=list)
@@ -113,15 +148,19 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TeamServer]:
         yield running
     print(
         f"\nisolation: {CAMPAIGN.operations} operations, {CAMPAIGN.examples} examples, "
-        f"{CAMPAIGN.tenants} tenants, {CAMPAIGN.foreign_ids} naming another tenant's ids, "
-        f"{len(CAMPAIGN.leaks)} leaks"
+        f"{CAMPAIGN.tenants} tenants, {CAMPAIGN.teams} teams, {CAMPAIGN.foreign_ids} naming "
+        f"another tenant's ids, {len(CAMPAIGN.leaks)} leaks"
     )
 
 
-def member(server: TeamServer, rng: random.Random) -> Member:
-    nonce = "".join(rng.choice(string.ascii_lowercase) for _ in range(8))
-    name = f"iso-{nonce}"
-    key = server.add_tenant(name)
+def nonce(rng: random.Random) -> str:
+    return "".join(rng.choice(string.ascii_lowercase) for _ in range(8))
+
+
+def member(server: TeamServer, rng: random.Random, team: Holdings | None) -> Member:
+    own = Holdings(nonce(rng))
+    name = f"iso-{own.nonce}"
+    key = TenantRegistry(server.home).add(name, f"team-{team.nonce}" if team else None)[1]
     exchanges: list[Exchange] = []
 
     def record(response: httpx.Response) -> None:
@@ -141,19 +180,27 @@ def member(server: TeamServer, rng: random.Random) -> Member:
         timeout=120,
         event_hooks={"response": [record]},
     )
-    return Member(name, nonce, RemoteEngine(client, server=server.url), client, exchanges)
+    engine = RemoteEngine(client, server=server.url)
+    return Member(name, engine, client, exchanges, own, team)
 
 
 # --- the arguments each step takes ------------------------------------------------------
 
 
+def foreign(me: Member, others: list[Member], kind: str) -> list[str]:
+    return [
+        found for _, holdings in me.unreadable(others) for found in getattr(holdings, f"{kind}_ids")
+    ]
+
+
 def memory_id(me: Member, others: list[Member], rng: random.Random) -> str:
     roll = rng.random()
-    foreign = [found for other in others for found in other.memory_ids]
-    if roll < 0.45 and me.memory_ids:
-        return rng.choice(me.memory_ids)
-    if roll < 0.9 and foreign:
-        return rng.choice(foreign)
+    mine = [found for holdings in me.readable for found in holdings.memory_ids]
+    theirs = foreign(me, others, "memory")
+    if roll < 0.45 and mine:
+        return rng.choice(mine)
+    if roll < 0.9 and theirs:
+        return rng.choice(theirs)
     return "".join(rng.choice("0123456789abcdef") for _ in range(rng.choice([4, 8, 36])))
 
 
@@ -162,23 +209,50 @@ def id_prefix(me: Member, others: list[Member], rng: random.Random) -> str:
 
 
 def group_id(me: Member, others: list[Member], rng: random.Random) -> str:
-    foreign = [found for other in others for found in other.group_ids]
-    pool = me.group_ids if rng.random() < 0.5 and me.group_ids else foreign
+    mine = [found for holdings in me.readable for found in holdings.group_ids]
+    pool = mine if rng.random() < 0.5 and mine else foreign(me, others, "group")
     return rng.choice(pool) if pool else "0" * 32
 
 
 def entity_ref(me: Member, others: list[Member], rng: random.Random) -> str:
     """Its own entity or another's, by id or by name."""
-    owner = me if rng.random() < 0.5 else rng.choice(others)
+    owner = me.own if rng.random() < 0.5 else rng.choice(me.unreadable(others))[1]
     if owner.entity_ids and rng.random() < 0.6:
         return rng.choice(owner.entity_ids)
     return rng.choice(owner.entity_names)
 
 
 def query(me: Member, others: list[Member], rng: random.Random) -> str:
-    """Words of its own statements or another tenant's (never their secret words)."""
-    owner = me if rng.random() < 0.4 else rng.choice(others)
-    return f"how does {rng.choice(owner.entity_names)} deploy the {rng.choice(TOPICS)} service"
+    """Words of its own statements or another's (never their secret words)."""
+    pool = [*me.readable, *(holdings for _, holdings in me.unreadable(others))]
+    names = rng.choice(pool).entity_names
+    return f"how does {rng.choice(names)} deploy the {rng.choice(TOPICS)} service"
+
+
+def draft(me: Member, rng: random.Random) -> MemoryDraft:
+    """Its own statement, or, for a team's member, often one for the team."""
+    if me.team is not None and rng.random() < 0.4:
+        return MemoryDraft(content=me.team.fresh_text(), scope=Scope.TEAM)
+    return MemoryDraft(content=me.own.fresh_text())
+
+
+def update(me: Member, others: list[Member], rng: random.Random) -> rq.UpdateRequest:
+    target = memory_id(me, others, rng)
+    return rq.UpdateRequest(memory_id=target, content=me.holding(target).fresh_text())
+
+
+def merge(me: Member, others: list[Member], rng: random.Random) -> rq.MergeRequest:
+    group = group_id(me, others, rng)
+    shared = me.team is not None and group in me.team.group_ids
+    holdings = me.team if shared and me.team else me.own
+    return rq.MergeRequest(group_id=group, content=holdings.fresh_text())
+
+
+def listing(me: Member, rng: random.Random) -> rq.ListRequest:
+    scopes = [Scope.TEAM] if rng.random() < 0.3 else None
+    return rq.ListRequest(
+        filter=MemoryFilter(current_only=False, statuses=None, scopes=scopes), limit=100
+    )
 
 
 Arguments = Callable[[Member, list[Member], random.Random], Any]
@@ -200,39 +274,33 @@ ARGUMENTS: dict[str, Arguments] = {
     ),
     "get": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
     "resolve_id": lambda me, others, rng: rq.IdPrefix(prefix=id_prefix(me, others, rng)),
-    "list": lambda me, others, rng: rq.ListRequest(
-        filter=MemoryFilter(current_only=False, statuses=None), limit=100
-    ),
+    "list": lambda me, others, rng: listing(me, rng),
     "history": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
     "conflicts": lambda me, others, rng: rq.NoArguments(),
     "profiles": lambda me, others, rng: rq.NoArguments(),
-    "remember": lambda me, others, rng: MemoryDraft(content=me.fresh_text()),
+    "remember": lambda me, others, rng: draft(me, rng),
     "capture": lambda me, others, rng: rq.CaptureRequest(
-        text=f"user: We decided that {me.fresh_text()}.\nassistant: Noted."
+        text=f"user: We decided that {me.own.fresh_text()}.\nassistant: Noted."
     ),
-    "update": lambda me, others, rng: rq.UpdateRequest(
-        memory_id=memory_id(me, others, rng), content=me.fresh_text()
-    ),
+    "update": update,
     "forget": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
     "purge": lambda me, others, rng: rq.NoArguments(),
     "restore": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
     "resolve": lambda me, others, rng: rq.ResolveRequest(
         group_id=group_id(me, others, rng), keep_id=memory_id(me, others, rng)
     ),
-    "merge": lambda me, others, rng: rq.MergeRequest(
-        group_id=group_id(me, others, rng), content=me.fresh_text()
-    ),
+    "merge": merge,
     "dismiss": lambda me, others, rng: rq.GroupRef(group_id=group_id(me, others, rng)),
     "undo": lambda me, others, rng: rq.UndoRequest(count=1),
     "lifecycle": lambda me, others, rng: rq.LifecycleRequest(dry_run=rng.random() < 0.5),
     "backup": lambda me, others, rng: rq.BackupRequest(),
     "save_profile": lambda me, others, rng: rq.ProfileRequest(
-        name=me.mark(f"p{me.nonce}"), weights=RecallWeights()
+        name=me.own.mark(f"p{me.own.nonce}"), weights=RecallWeights()
     ),
     "import": lambda me, others, rng: rq.ImportRequest(lines=list(me.engine.export())[:3]),
     "entities": lambda me, others, rng: rq.EntityListRequest(limit=100),
     "search_entities": lambda me, others, rng: rq.EntitySearchRequest(
-        text=rng.choice(rng.choice([me, *others]).entity_names)
+        text=rng.choice(rng.choice([me.own, *(h for _, h in me.unreadable(others))]).entity_names)
     ),
     "entity": lambda me, others, rng: rq.EntityRef(ref=entity_ref(me, others, rng)),
     "neighbourhood": lambda me, others, rng: rq.NeighbourhoodRequest(
@@ -242,10 +310,12 @@ ARGUMENTS: dict[str, Arguments] = {
         ref=entity_ref(me, others, rng), into_id=entity_ref(me, others, rng)
     ),
     "add_alias": lambda me, others, rng: rq.AliasRequest(
-        ref=entity_ref(me, others, rng), alias=me.mark(f"Al{me.nonce}{rng.choice('xyz')}")
+        ref=entity_ref(me, others, rng),
+        alias=me.own.mark(f"Al{me.own.nonce}{rng.choice('xyz')}"),
     ),
     "rename_entity": lambda me, others, rng: rq.RenameRequest(
-        ref=entity_ref(me, others, rng), name=me.mark(f"Ren{me.nonce}{rng.choice('xyz')}")
+        ref=entity_ref(me, others, rng),
+        name=me.own.mark(f"Ren{me.own.nonce}{rng.choice('xyz')}"),
     ),
 }
 
@@ -266,7 +336,7 @@ def step(name: str, me: Member, others: list[Member], rng: random.Random) -> Non
     elif name == "hook_context":
         me.client.post(HOOK_CONTEXT_ROUTE, json={"query": query(me, others, rng), "session": "s"})
     elif name == "spool_entries":
-        text = f"user: Remember that {me.fresh_text()}.\nassistant: Will do."
+        text = f"user: Remember that {me.own.fresh_text()}.\nassistant: Will do."
         key = "".join(rng.choice("0123456789abcdef") for _ in range(32))
         entry = {"key": key, "text": text, "at": time.time(), "session_id": "s"}
         me.client.post(SPOOL_ENTRIES_ROUTE, json={"entries": [entry]})
@@ -278,11 +348,11 @@ def step(name: str, me: Member, others: list[Member], rng: random.Random) -> Non
 
 
 def call(operation: Operation[Any, Any], arguments: Any, me: Member, others: list[Member]) -> None:
-    foreign = {found for other in others for found in [*other.memory_ids, *other.entity_ids]}
+    theirs = {*foreign(me, others, "memory"), *foreign(me, others, "entity")}
     named = {
         value
         for key, value in arguments.model_dump().items()
-        if key in ("memory_id", "keep_id", "ref", "into_id") and value in foreign
+        if key in ("memory_id", "keep_id", "ref", "into_id") and value in theirs
     }
     CAMPAIGN.foreign_ids += bool(named)
     try:
@@ -297,10 +367,10 @@ def call(operation: Operation[Any, Any], arguments: Any, me: Member, others: lis
 
 def check(me: Member, others: list[Member], name: str) -> None:
     for exchange in me.exchanges:
-        for other in others:
-            for mark in other.marks:
+        for whose, holdings in me.unreadable(others):
+            for mark in holdings.marks:
                 if mark in exchange.answer and mark not in exchange.request:
-                    CAMPAIGN.leaks.append(f"{name}: {me.name} saw {other.name}'s {mark}")
+                    CAMPAIGN.leaks.append(f"{name}: {me.name} saw {whose} {mark}")
     assert not CAMPAIGN.leaks, CAMPAIGN.leaks
     for exchange in me.exchanges:
         if exchange.status < 300:
@@ -309,30 +379,29 @@ def check(me: Member, others: list[Member], name: str) -> None:
 
 
 def learn(me: Member, answer: str) -> None:
-    """Ids its own answers name (memories its captures made, entities, conflict groups)."""
+    """Ids its answers name (memories its captures made, entities, conflict groups), each
+    put with its own data or its team's by the memory's scope."""
     try:
         decoded: Any = json.loads(answer)
     except ValueError:
         decoded = [json.loads(line) for line in answer.splitlines() if line.startswith("{")]
     for record in records(decoded):
+        holdings = me.team if me.team and record.get("scope") == Scope.TEAM.value else me.own
         ident = record.get("id")
         if isinstance(ident, str) and len(ident) == UUID_CHARS:
             if "content" in record:
-                remember_id(me.memory_ids, me, ident)
+                holdings.learn("memory", ident)
             elif "name" in record and "aliases" in record:
-                remember_id(me.entity_ids, me, ident)
+                me.own.learn("entity", ident)
             elif "members" in record:
-                remember_id(me.group_ids, me, ident)
+                shared = me.team and any(
+                    m.get("scope") == Scope.TEAM.value for m in record["members"]
+                )
+                (me.team if shared and me.team else me.own).learn("group", ident)
         for ident in record.get("entity_ids") or []:
-            remember_id(me.entity_ids, me, ident)
+            holdings.learn("entity", ident)
         if isinstance(record.get("conflict_group_id"), str):
-            remember_id(me.group_ids, me, record["conflict_group_id"])
-
-
-def remember_id(known: list[str], me: Member, ident: str) -> None:
-    if ident not in known:
-        known.append(ident)
-        me.marks.add(ident)
+            holdings.learn("group", record["conflict_group_id"])
 
 
 def records(value: Any) -> Iterator[dict[str, Any]]:
@@ -360,12 +429,16 @@ Steps = list[tuple[str, int, int]]
 def test_no_tenant_ever_sees_another(server: TeamServer, tenants: int, steps: Steps) -> None:
     CAMPAIGN.examples += 1
     rng = random.Random(f"{CAMPAIGN.examples} {len(steps)} {tenants}")  # fresh names each
-    members = [member(server, rng) for _ in range(tenants)]
+    team = Holdings(nonce(rng)) if rng.random() < 0.75 else None
+    members = [member(server, rng, team if index < 2 else None) for index in range(tenants)]
     CAMPAIGN.tenants += tenants
+    CAMPAIGN.teams += team is not None
     try:
         for me in members:
             for _ in range(2):
-                me.engine.remember(MemoryDraft(content=me.fresh_text()))
+                me.engine.remember(MemoryDraft(content=me.own.fresh_text()))
+            if me.team is not None:
+                me.engine.remember(MemoryDraft(content=me.team.fresh_text(), scope=Scope.TEAM))
             check(me, [other for other in members if other is not me], "setup")
         for name, who, seed in steps:
             me = members[who % tenants]

@@ -1,0 +1,43 @@
+"""One answer from two stores' answers to the same recall: a team member's own memories
+and its team's shared ones (`serve --tenants`). Both were ranked by the same score
+against the same request, so their scores compare: the results are interleaved by score,
+cut to the request's limit, ranked anew, and the context block is built again from
+them within the request's budget."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from cortex_tui.config import RecallConfig
+from cortex_tui.format import format_context
+from cortex_tui.models import RecallResponse
+from cortex_tui.recall.request import RecallRequest
+
+
+def merge_recalls(
+    request: RecallRequest,
+    answers: list[RecallResponse],
+    config: RecallConfig,
+    now: datetime,
+) -> RecallResponse:
+    limit = request.limit or config.default_limit
+    pooled = sorted(
+        (result for answer in answers for result in answer.results),
+        key=lambda result: result.score,
+        reverse=True,
+    )[:limit]
+    results = [result.model_copy(update={"rank": rank}) for rank, result in enumerate(pooled, 1)]
+    return RecallResponse(
+        query=request.query,
+        results=results,
+        context=format_context(
+            results,
+            now,
+            request.budget_tokens or config.budget_tokens,
+            config.chars_per_token,
+            request.max_chars,
+        ),
+        candidates=sum(answer.candidates for answer in answers),
+        elapsed_ms=max(answer.elapsed_ms for answer in answers),
+        notices=list(dict.fromkeys(notice for answer in answers for notice in answer.notices)),
+    )
