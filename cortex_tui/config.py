@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -550,6 +557,12 @@ class Settings(BaseSettings):
         description="a certificate (PEM) to trust for `url`, for a server whose certificate "
         "no public authority signed (CORTEX_CA_CERT)",
     )
+
+    @field_validator("url", "api_key", "ca_cert", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, value: object) -> object:
+        """`CORTEX_URL=` (set to nothing) means none, as for an unset variable."""
+        return None if isinstance(value, str) and not value.strip() else value
 
     @classmethod
     def settings_customise_sources(

@@ -98,7 +98,12 @@ class RemoteEngine:
         headers = {"Authorization": f"Bearer {api_key}"}
         verify: ssl.SSLContext | bool = True
         if ca_cert is not None:
-            verify = ssl.create_default_context(cafile=str(ca_cert))
+            try:
+                verify = ssl.create_default_context(cafile=str(ca_cert))
+            except (OSError, ssl.SSLError) as exc:
+                raise errors.ConfigError(
+                    f"CORTEX_CA_CERT {ca_cert} is not a readable PEM certificate ({exc})"
+                ) from None
         client = httpx.Client(base_url=url, headers=headers, timeout=TIMEOUT, verify=verify)
         return cls(client, server=url)
 
@@ -108,6 +113,11 @@ class RemoteEngine:
         try:
             response = self._client.request(method, path, **kwargs)
         except httpx.ConnectError as exc:
+            if self._server is not None and "CERTIFICATE_VERIFY_FAILED" in str(exc):
+                raise errors.ConfigError(
+                    f"the certificate of {self._server} is not trusted ({exc}); set "
+                    "CORTEX_CA_CERT to the certificate of the authority that signed it"
+                ) from None
             if self._server is not None:
                 raise errors.ServiceUnreachableError(
                     f"cannot reach the cortex-tui server at {self._server} ({exc}); "

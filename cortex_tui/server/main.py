@@ -31,12 +31,11 @@ from cortex_tui.tcp import listen
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import ModuleType
 
-    import uvicorn
     from fastapi import FastAPI
     from starlette.types import ASGIApp
 
+    from cortex_tui.server.servers import Servers
     from cortex_tui.server.service import Service
     from cortex_tui.server.tenancy import Tenancy
 
@@ -60,8 +59,15 @@ def serve_main(argv: list[str]) -> int:
     parser.add_argument(
         "--tcp",
         metavar="[HOST:]PORT",
-        help="also listen on TCP (loopback unless HOST is given); needs CORTEX_API_KEY",
+        help="also listen on TCP (loopback unless HOST is given); needs CORTEX_API_KEY, "
+        "or --tenants",
     )
+    parser.add_argument(
+        "--tls-cert",
+        metavar="PEM",
+        help="with --tcp: serve HTTPS there with this certificate (and --tls-key)",
+    )
+    parser.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
     parser.add_argument(
         "--tenants",
         action="store_true",
@@ -80,7 +86,7 @@ def serve_main(argv: list[str]) -> int:
     if args.stop:
         return _stop(home)
     try:
-        return _serve(home, args.tcp, args.idle_timeout, tenants=args.tenants)
+        return _serve(home, args.tcp, args.idle_timeout, tenants=args.tenants, tls=_tls(args))
     except (ServeError, CortexError) as exc:
         print(f"{service_link.REFUSAL_PREFIX}{exc}", file=sys.stderr)
         return 1
@@ -129,7 +135,26 @@ def _stop(home: Path) -> int:
     return 1
 
 
-def _serve(home: Path, tcp: str | None, idle_timeout: float | None, *, tenants: bool) -> int:
+def _tls(args: argparse.Namespace) -> tuple[Path, Path] | None:
+    if not (args.tls_cert or args.tls_key):
+        return None
+    if not (args.tls_cert and args.tls_key and args.tcp):
+        raise ServeError("TLS needs --tcp, --tls-cert and --tls-key together")
+    cert, key = Path(args.tls_cert).expanduser(), Path(args.tls_key).expanduser()
+    from cortex_tui.server.servers import check_tls
+
+    check_tls(cert, key)
+    return cert, key
+
+
+def _serve(
+    home: Path,
+    tcp: str | None,
+    idle_timeout: float | None,
+    *,
+    tenants: bool,
+    tls: tuple[Path, Path] | None,
+) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from cortex_tui.config import load_settings
@@ -154,6 +179,7 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None, *, tenants: 
         sockets = [_bind_unix(Path(service_link.socket_path(home)))]
         if tcp:
             sockets.append(listen(tcp, "--tcp"))
+        secure = sockets.pop() if tls else None
         # The web stack is imported while the engine opens (the model load and the
         # store's open leave the interpreter free most of the time): the first prompt
         # of a session waits for the whole cold start.
@@ -163,36 +189,30 @@ def _serve(home: Path, tcp: str | None, idle_timeout: float | None, *, tenants: 
 
         engine = open_engine(settings, cache_queries=True)
         try:
-            uvicorn, build_app = web.result()
+            servers_for, build_app = web.result()
         except BaseException:
             engine.close()
             raise
         service = Service(engine, settings)
         app = build_app(service, api_key=api_key)
         served, tenancy = _with_tenants(app, service, build_app) if tenants else (app, None)
-        config = uvicorn.Config(
-            served,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=GRACEFUL_SECONDS,
-        )
-        server = uvicorn.Server(config)
-        app.state.shutdown_requested = lambda: setattr(server, "should_exit", True)
+        servers = servers_for(served, sockets, secure, tls, graceful=GRACEFUL_SECONDS)
+        app.state.shutdown_requested = lambda: setattr(servers, "should_exit", True)
+        listening = [*sockets, *([secure] if secure else [])]
         try:
             service.warm_up()
             service.start_capture()
-            _watch_idle(server, service, settings.service.idle_timeout)
+            _watch_idle(servers, service, settings.service.idle_timeout)
             # service_link.SERVING_MARK finds this line: a refusal before it is old news.
-            log.info("serving %s on %s", home, ", ".join(_describe(s) for s in sockets))
+            log.info("serving %s on %s", home, ", ".join(_describe(s) for s in listening))
             service_link.clear_start_marker(home)
-            server.run(sockets=sockets)
+            servers.run()
         finally:
             if tenancy is not None:
                 tenancy.close()
             service.stop_capture()
             engine.close()
-            for sock in sockets:
+            for sock in listening:
                 sock.close()
             with contextlib.suppress(OSError):
                 os.unlink(service_link.socket_path(home))
@@ -226,15 +246,14 @@ def _api_key(tcp: str | None, tenants: bool) -> str | None:
     return api_key if tcp and not tenants else None
 
 
-def _web_stack() -> tuple[ModuleType, Callable[..., FastAPI]]:
-    import uvicorn
-
+def _web_stack() -> tuple[type[Servers], Callable[..., FastAPI]]:
     # The privacy step's detectors (detect-secrets: ~90 ms) load here too, beside the
     # engine's opening, rather than in the first recall or capture that needs them.
     import cortex_tui.privacy.detectors  # noqa: F401
     from cortex_tui.server.app import build_app
+    from cortex_tui.server.servers import Servers
 
-    return uvicorn, build_app
+    return Servers, build_app
 
 
 @contextlib.contextmanager
@@ -272,7 +291,7 @@ def _describe(sock: socket.socket) -> str:
     return str(name) if isinstance(name, str) else f"{name[0]}:{name[1]}"
 
 
-def _watch_idle(server: uvicorn.Server, service: Service, idle_timeout: float) -> None:
+def _watch_idle(server: Servers, service: Service, idle_timeout: float) -> None:
     """Stop the server after `idle_timeout` seconds without a request (0: never)."""
     if idle_timeout <= 0:
         return

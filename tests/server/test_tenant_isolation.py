@@ -42,6 +42,7 @@ from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.server.team_server import TeamServer, team_server
+from tests.store.helpers import SERVER_API_KEY, SERVER_URL
 
 pytestmark = pytest.mark.slow
 
@@ -142,9 +143,31 @@ class Campaign:
 CAMPAIGN = Campaign()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TeamServer]:
-    with team_server(tmp_path_factory.mktemp("team") / "home") as running:
+BACKENDS = {
+    "edge": {},  # each tenant's (and team's) own embedded store under the server's home
+    # qdrant-client's local mode, the server backend's code with collections per tenant
+    "qdrant-local": {"CORTEX_STORE__QDRANT_URL": ":memory:"},
+    **(
+        {
+            "qdrant-server": {
+                "CORTEX_STORE__QDRANT_URL": SERVER_URL,
+                "CORTEX_STORE__QDRANT_API_KEY": SERVER_API_KEY or "",
+                "CORTEX_STORE__COLLECTION_PREFIX": f"iso{os.getpid()}{int(time.time())}",
+            }
+        }
+        if SERVER_URL
+        else {}
+    ),
+}
+"""Where the tenants' stores live; a real Qdrant server when CORTEX_QDRANT_URL names one."""
+
+
+@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[TeamServer]:
+    home = tmp_path_factory.mktemp("team") / "home"
+    with team_server(home, **BACKENDS[request.param]) as running:
         yield running
     print(
         f"\nisolation: {CAMPAIGN.operations} operations, {CAMPAIGN.examples} examples, "
@@ -451,7 +474,7 @@ def test_no_tenant_ever_sees_another(server: TeamServer, tenants: int, steps: St
             list(me.engine.export())
             me.engine.list_memories(MemoryFilter(current_only=False, statuses=None), limit=500)
             check(me, others, "final read")
-            assert (server.home / "tenants" / me.name / "store").is_dir()
+            assert (server.home / "tenants" / me.name).is_dir()
         owner = RemoteEngine.over_socket(server.home)  # the owner's store holds none of it
         assert owner.stats().total == 0
         owner.close()
