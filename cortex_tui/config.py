@@ -457,6 +457,13 @@ class TenantsConfig(_Section):
         description="requests a tenant may make a minute (as a burst too); past it: 429 "
         "with Retry-After",
     )
+    open_stores: int = Field(
+        default=16,
+        ge=1,
+        description="tenants' stores kept open at once (an embedded one holds ~34 threads "
+        "and a few MB); past it, the one unused longest is closed, and opened again at its "
+        "next request (a team's, once none of its members' is open)",
+    )
 
 
 class ContextConfig(_Section):

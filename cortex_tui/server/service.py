@@ -191,6 +191,11 @@ class Service:
             self._in_flight -= 1
             self._last_request = time.monotonic()
 
+    def busy(self) -> bool:
+        """Whether a request is being answered now."""
+        with self._counter_lock:
+            return self._in_flight > 0
+
     def idle_for(self) -> float:
         """Seconds without a request; never idle while it watches files for sync."""
         return 0.0 if self.watch.watched.paths else self.quiet_for()

@@ -3,9 +3,10 @@ API key and answered by that key's tenant's own service — its own store, spool
 and capture — so no route can reach another tenant's data: there is no request that
 names one. The Unix socket still serves the home's owner, as without tenants.
 
-A tenant's service is opened at its first request and kept until the server stops, and
-so is its team's shared store (`teams/NAME/`, scope `team`: `membership.py`); all of them
-share the one embedding model the server loaded.
+A tenant's service is opened at its first request and kept open while it is among the
+`tenants.open_stores` used last; its team's shared store (`teams/NAME/`, scope `team`:
+`membership.py`) stays open. All of them share the one embedding model the server
+loaded.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import logging
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
@@ -30,6 +32,9 @@ from cortex_tui.tenants.registry import TenantRecord, TenantRegistry
 from cortex_tui.tenants.settings import tenant_settings
 
 log = logging.getLogger("cortex_tui.server")
+IN_MEMORY = ":memory:"
+"""`store.qdrant_url` for qdrant-client's in-memory mode (tests): such a store, closed,
+is gone. (Not imported from `store.qdrant_server`, which loads qdrant-client.)"""
 _REFUSAL = json.dumps({"error": "Unauthorised", "message": "missing or wrong API key"}).encode()
 
 
@@ -49,21 +54,40 @@ class Tenancy:
         self.rate = RequestRate(settings.tenants.requests_per_minute)
         self._embedder = embedder
         self._build_app = build_app
-        self._served: dict[str, tuple[Service, ASGIApp]] = {}
+        self._served: OrderedDict[str, tuple[Service, ASGIApp]] = OrderedDict()
+        """Open tenants' services, the one used longest ago first."""
         self._teams: dict[str, Service] = {}
         self._opening = threading.Lock()
 
-    def app_for(self, tenant: TenantRecord) -> ASGIApp:
-        """The tenant's API, its store (and its team's) opened on first use; a team it
-        joined or left since its last request is taken into account now."""
+    def use(self, tenant: TenantRecord) -> tuple[Service, ASGIApp]:
+        """The tenant's service, counted as busy until `done` (so it is not closed under
+        the request), and its API; its store (and its team's) opened on first use, and a
+        team it joined or left since its last request taken into account now."""
         with self._opening:
             served = self._served.get(tenant.name)
             if served is None:
                 served = self._open(tenant)
                 self._served[tenant.name] = served
+                self._close_the_unused()
+            self._served.move_to_end(tenant.name)
             service, app = served
             service.team = self._team(tenant.team) if tenant.team else None
-            return app
+            service.begin_request()
+            return service, app
+
+    def _close_the_unused(self) -> None:
+        """Past `tenants.open_stores`, close the stores unused longest that no request is
+        using (a store in memory cannot be opened again: those stay)."""
+        if self.settings.store.qdrant_url == IN_MEMORY:
+            return
+        idle = [name for name, (service, _) in self._served.items() if not service.busy()]
+        for name in idle[: max(0, len(self._served) - self.settings.tenants.open_stores)]:
+            _shut(self._served.pop(name)[0])
+            log.info("closed the store of tenant %s (unused longest)", name)
+        needed = {id(service.team) for service, _ in self._served.values() if service.team}
+        for team in [name for name, service in self._teams.items() if id(service) not in needed]:
+            _shut(self._teams.pop(team))
+            log.info("closed the shared store of team %s (no member open)", team)
 
     def _open(self, tenant: TenantRecord) -> tuple[Service, ASGIApp]:
         home = self.registry.data_home(tenant.name)
@@ -96,10 +120,15 @@ class Tenancy:
         with self._opening:
             members = [served[0] for served in self._served.values()]
             for service in [*members, *self._teams.values()]:
-                service.stop_capture()
-                service.engine.close()
+                _shut(service)
             self._served.clear()
             self._teams.clear()
+
+
+def _shut(service: Service) -> None:
+    """Let the turn being captured finish (the rest stays spooled), then close the store."""
+    service.stop_capture()
+    service.engine.close()
 
 
 class TenantGate:
@@ -123,8 +152,11 @@ class TenantGate:
         if wait > 0:
             await _slow_down(send, wait, self.tenancy.rate.per_minute)
             return
-        app = await run_in_threadpool(self.tenancy.app_for, tenant)
-        await app(scope, receive, send)
+        service, app = await run_in_threadpool(self.tenancy.use, tenant)
+        try:
+            await app(scope, receive, send)
+        finally:
+            service.end_request()
 
 
 def _bearer(scope: Scope) -> str:

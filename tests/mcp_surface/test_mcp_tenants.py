@@ -20,27 +20,14 @@ from mcp.client.streamable_http import streamable_http_client
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.mcp_surface.test_mcp_server import call, error_of
 from tests.server.conftest import service_env
-from tests.server.team_server import TeamServer, team_server
+from tests.server.team_server import TeamServer, mcp_front, team_server
 
 
 @pytest.fixture
 def front(tmp_path: Path) -> Iterator[tuple[TeamServer, str]]:
     """A team server, and the MCP endpoint in front of it."""
-    with team_server(tmp_path / "server") as server:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "cortex_tui", "mcp", "--http", "127.0.0.1:0", "--tenants"],
-            env=service_env(tmp_path / "front", CORTEX_URL=server.url),
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert process.stderr is not None
-            url = process.stderr.readline().strip().rpartition(" ")[2]
-            assert url.endswith("/mcp"), url
-            yield server, url
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+    with team_server(tmp_path / "server") as server, mcp_front(server, tmp_path / "front") as url:
+        yield server, url
 
 
 def as_tenant(url: str, key: str, use: Any) -> Any:

@@ -39,21 +39,25 @@ def remember_offline(home: Path, text: str, *args: str) -> None:
     )
 
 
-def start_service(home: Path, *args: str, **env: str) -> subprocess.Popen[str]:
+def start_service(
+    home: Path, *args: str, log: Path | None = None, **env: str
+) -> subprocess.Popen[str]:
+    """`log`: where its output goes, for a service that talks for long (a pipe nobody
+    reads fills up, and its next log line would block it)."""
     home.mkdir(parents=True, exist_ok=True)
+    output = log.open("a") if log is not None else subprocess.PIPE
     process = subprocess.Popen(
         [sys.executable, "-m", "cortex_tui", "serve", "--home", str(home), *args],
         env=service_env(home, **env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=output,
+        stderr=output,
         text=True,
     )
     deadline = time.monotonic() + 60
     while service_link.status(home) is None:
         if process.poll() is not None:
-            raise AssertionError(
-                f"service exited: {process.stderr.read() if process.stderr else ''}"
-            )
+            said = log.read_text() if log else process.stderr.read() if process.stderr else ""
+            raise AssertionError(f"service exited: {said}")
         if time.monotonic() > deadline:
             process.kill()
             raise AssertionError("service did not answer within 60 s")

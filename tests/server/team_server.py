@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ import httpx
 
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.tenants.registry import TenantRegistry
-from tests.server.conftest import start_service, stop_service
+from tests.server.conftest import service_env, start_service, stop_service
 
 
 def free_port() -> int:
@@ -41,9 +42,29 @@ class TeamServer:
 
 
 @contextmanager
+def mcp_front(server: TeamServer, home: Path) -> Iterator[str]:
+    """`cortex-tui mcp --http --tenants` in front of `server`; its endpoint's URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cortex_tui", "mcp", "--http", "127.0.0.1:0", "--tenants"],
+        env=service_env(home, CORTEX_URL=server.url),
+        stderr=subprocess.PIPE,  # one line, its URL; the rest goes to its log file
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        url = process.stderr.readline().strip().rpartition(" ")[2]
+        assert url.endswith("/mcp"), url
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@contextmanager
 def team_server(home: Path, *args: str, **env: str) -> Iterator[TeamServer]:
     port = free_port()
-    process = start_service(home, "--tcp", str(port), "--tenants", *args, **env)
+    log = home.parent / f"{home.name}-serve.log"
+    process = start_service(home, "--tcp", str(port), "--tenants", *args, log=log, **env)
     try:
         yield TeamServer(home, f"http://127.0.0.1:{port}", process)
     finally:

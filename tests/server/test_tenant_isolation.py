@@ -3,8 +3,9 @@ shared memories reach its members only (a property test against a real
 `serve --tcp --tenants`, over HTTP).
 
 Two or three fresh tenants per example (often two of them in a team) run a random
-sequence of every operation the API declares, and of the service's own routes a tenant
-may use (export, status, the remote hooks' context and spool delivery): with their own
+sequence of every operation the API declares, of the service's own routes a tenant may
+use (export, status, the remote hooks' context and spool delivery) and of every tool of
+the tenants' MCP endpoint (`mcp --http --tenants`): with their own
 ids, with ids another tenant's answers gave, with guessed id prefixes, with the other
 tenants' words and entity names as queries; members also write and change team
 memories. Every answer is read whole: no other tenant's secret word, entity name,
@@ -15,20 +16,27 @@ naming such a memory or entity by id is always "not found".
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
 import string
+import tempfile
 import time
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from cortex_tui.config import RecallWeights
 from cortex_tui.engine import operations as ops
@@ -37,22 +45,29 @@ from cortex_tui.engine.operations import OPERATIONS, Operation
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.engine.remote_link import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
 from cortex_tui.errors import CortexError, NotFoundError
+from cortex_tui.mcp.tools import TOOLS as MCP_TOOLS
 from cortex_tui.models import MemoryDraft, Scope
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tenants.registry import TenantRegistry
-from tests.server.team_server import TeamServer, team_server
+from tests.server.team_server import TeamServer, mcp_front, team_server
 from tests.store.helpers import SERVER_API_KEY, SERVER_URL
 
 pytestmark = pytest.mark.slow
 
 SCALE = float(os.environ.get("ISOLATION_SCALE", "1"))
+DISK = "/var/tmp" if Path("/var/tmp").is_dir() else None
 """ISOLATION_SCALE=10: a longer campaign (ten times the examples) for a measurement."""
 TOPICS = ["billing", "search", "ingest", "payments", "reports"]
-TOOLS = ["Argo CD", "Flux", "Helm", "Terraform", "Nomad"]
+DEPLOY_TOOLS = ["Argo CD", "Flux", "Helm", "Terraform", "Nomad"]
 UUID_CHARS = 36
 EXTRA_ROUTES = ["export", "status", "hook_context", "spool_entries"]
-STEPS = sorted(operation.name for operation in OPERATIONS) + EXTRA_ROUTES
+MCP = "mcp:"
+STEPS = (
+    sorted(operation.name for operation in OPERATIONS)
+    + EXTRA_ROUTES
+    + [MCP + spec.name for spec in MCP_TOOLS]
+)
 
 
 @dataclass
@@ -90,7 +105,7 @@ class Holdings:
         entity = self.entity_names[self.written % 3]
         self.marks.update({secret, entity})
         topic = TOPICS[self.written % len(TOPICS)]
-        tool = TOOLS[self.written % len(TOOLS)]
+        tool = DEPLOY_TOOLS[self.written % len(DEPLOY_TOOLS)]
         return (
             f"{entity} leads the {topic} service, which deploys with {tool}; the word is {secret}"
         )
@@ -105,6 +120,7 @@ class Holdings:
 @dataclass
 class Member:
     name: str
+    key: str
     engine: RemoteEngine
     client: httpx.Client
     exchanges: list[Exchange]
@@ -136,7 +152,8 @@ class Campaign:
     tenants: int = 0
     teams: int = 0
     foreign_ids: int = 0
-    """Requests that named another tenant's memory or entity by id (each "not found")."""
+    """Requests that named another tenant's memory or entity by id (each refused)."""
+    mcp_calls: int = 0
     leaks: list[str] = field(default_factory=list)
 
 
@@ -144,7 +161,9 @@ CAMPAIGN = Campaign()
 
 
 BACKENDS = {
-    "edge": {},  # each tenant's (and team's) own embedded store under the server's home
+    # each tenant's (and team's) own embedded store under the server's home, few open at
+    # once: stores are closed and opened again between the examples' requests
+    "edge": {"CORTEX_TENANTS__OPEN_STORES": "4"},
     # qdrant-client's local mode, the server backend's code with collections per tenant
     "qdrant-local": {"CORTEX_STORE__QDRANT_URL": ":memory:"},
     **(
@@ -162,17 +181,28 @@ BACKENDS = {
 """Where the tenants' stores live; a real Qdrant server when CORTEX_QDRANT_URL names one."""
 
 
+@dataclass
+class Site:
+    server: TeamServer
+    mcp_url: str
+    """`mcp --http --tenants` in front of the server: every tenant's MCP endpoint."""
+
+
 @pytest.fixture(scope="module", params=sorted(BACKENDS))
-def server(
-    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
-) -> Iterator[TeamServer]:
-    home = tmp_path_factory.mktemp("team") / "home"
-    with team_server(home, **BACKENDS[request.param]) as running:
-        yield running
+def site(request: pytest.FixtureRequest) -> Iterator[Site]:
+    """On disk, not in the suite's RAM folder: each embedded store a campaign opens keeps
+    ~40 MB of index pages, which a RAM folder would hold in memory."""
+    with tempfile.TemporaryDirectory(prefix="cortex-isolation-", dir=DISK) as folder:
+        root = Path(folder)
+        with (
+            team_server(root / "home", **BACKENDS[request.param]) as running,
+            mcp_front(running, root / "front") as url,
+        ):
+            yield Site(running, url)
     print(
-        f"\nisolation: {CAMPAIGN.operations} operations, {CAMPAIGN.examples} examples, "
-        f"{CAMPAIGN.tenants} tenants, {CAMPAIGN.teams} teams, {CAMPAIGN.foreign_ids} naming "
-        f"another tenant's ids, {len(CAMPAIGN.leaks)} leaks"
+        f"\nisolation: {CAMPAIGN.operations} operations ({CAMPAIGN.mcp_calls} over MCP), "
+        f"{CAMPAIGN.examples} examples, {CAMPAIGN.tenants} tenants, {CAMPAIGN.teams} teams, "
+        f"{CAMPAIGN.foreign_ids} naming another tenant's ids, {len(CAMPAIGN.leaks)} leaks"
     )
 
 
@@ -204,7 +234,7 @@ def member(server: TeamServer, rng: random.Random, team: Holdings | None) -> Mem
         event_hooks={"response": [record]},
     )
     engine = RemoteEngine(client, server=server.url)
-    return Member(name, engine, client, exchanges, own, team)
+    return Member(name, key, engine, client, exchanges, own, team)
 
 
 # --- the arguments each step takes ------------------------------------------------------
@@ -343,16 +373,54 @@ ARGUMENTS: dict[str, Arguments] = {
 }
 
 
-def test_every_operation_is_driven() -> None:
-    """A new operation cannot escape the isolation test: it must be given arguments here."""
+def conflicts_tool(me: Member, others: list[Member], rng: random.Random) -> dict[str, Any]:
+    action = rng.choice(["list", "keep", "dismiss"])
+    if action == "list":
+        return {"action": action}
+    chosen = {"action": action, "group_id": group_id(me, others, rng)}
+    return chosen | ({"keep_id": memory_id(me, others, rng)} if action == "keep" else {})
+
+
+def remember_tool(me: Member, rng: random.Random) -> dict[str, Any]:
+    said = draft(me, rng)
+    return {"content": said.content, **({"scope": "team"} if said.scope else {})}
+
+
+def update_tool(me: Member, others: list[Member], rng: random.Random) -> dict[str, Any]:
+    target = memory_id(me, others, rng)
+    return {"memory_id": target, "content": me.holding(target).fresh_text()}
+
+
+MCP_ARGUMENTS: dict[str, Arguments] = {
+    "remember": lambda me, others, rng: remember_tool(me, rng),
+    "recall": lambda me, others, rng: {"query": query(me, others, rng)},
+    "search": lambda me, others, rng: {"text": query(me, others, rng).split()[2]},
+    "get": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+    "update": update_tool,
+    "forget": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+    "list": lambda me, others, rng: {"scopes": ["team"]} if rng.random() < 0.3 else {},
+    "stats": lambda me, others, rng: {},
+    "entities": lambda me, others, rng: {"name": entity_ref(me, others, rng)},
+    "conflicts": conflicts_tool,
+    "history": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+}
+
+
+def test_every_operation_and_tool_is_driven() -> None:
+    """A new operation or MCP tool cannot escape the isolation test: it must be given
+    arguments here."""
     assert set(ARGUMENTS) == {operation.name for operation in OPERATIONS}
+    assert set(MCP_ARGUMENTS) == {spec.name for spec in MCP_TOOLS}
 
 
 # --- one step, and what is checked after it ---------------------------------------------
 
 
-def step(name: str, me: Member, others: list[Member], rng: random.Random) -> None:
-    if name == "export":
+def step(site: Site, name: str, me: Member, others: list[Member], rng: random.Random) -> None:
+    if name.startswith(MCP):
+        tool = name.removeprefix(MCP)
+        through_mcp(site.mcp_url, tool, MCP_ARGUMENTS[tool](me, others, rng), me, others)
+    elif name == "export":
         list(me.engine.export())
     elif name == "status":
         me.client.get("/v1/status")
@@ -382,10 +450,64 @@ def call(operation: Operation[Any, Any], arguments: Any, me: Member, others: lis
         operation.perform(me.engine, arguments)  # type: ignore[arg-type]
     except NotFoundError:
         return
-    except CortexError:
-        assert not named, f"{operation.name} naming {named} failed other than 'not found'"
+    except CortexError as refusal:
+        if named:
+            as_for_no_such_id(operation, arguments, named, me, refusal)
         return
     assert not named, f"{operation.name} accepted another tenant's id {named}"
+
+
+def through_mcp(
+    url: str, tool: str, arguments: dict[str, Any], me: Member, others: list[Member]
+) -> None:
+    """One tool call on the tenants' MCP endpoint with the member's key, recorded as an
+    exchange (the answer's structured content, or its error text)."""
+
+    async def run() -> tuple[bool, str]:
+        headers = {"Authorization": f"Bearer {me.key}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=120) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            result = await client.call_tool(tool, arguments)
+        if result.structured_content is not None:
+            return result.is_error, json.dumps(result.structured_content)
+        return result.is_error, " ".join(str(getattr(part, "text", "")) for part in result.content)
+
+    failed, answer = asyncio.run(run())
+    CAMPAIGN.mcp_calls += 1
+    me.exchanges.append(Exchange(json.dumps(arguments), 400 if failed else 200, answer))
+    theirs = {*foreign(me, others, "memory"), *foreign(me, others, "entity")}
+    named = {value for value in arguments.values() if isinstance(value, str) and value in theirs}
+    CAMPAIGN.foreign_ids += bool(named)
+    assert failed or not named, f"the {tool} tool accepted another tenant's id {named}"
+
+
+def as_for_no_such_id(
+    operation: Operation[Any, Any],
+    arguments: Any,
+    named: set[str],
+    me: Member,
+    refusal: CortexError,
+) -> None:
+    """A refusal naming another tenant's id must say what it says for an id that exists
+    nowhere (a group found, a keep id that is not its member, say): the same error, the
+    same words but for the id."""
+    stand_ins = {value: str(uuid.uuid4()) for value in named}
+    fields = arguments.model_dump()
+    nowhere = arguments.model_copy(
+        update={key: stand_ins[value] for key, value in fields.items() if value in stand_ins}
+    )
+    with pytest.raises(CortexError) as caught:
+        operation.perform(me.engine, nowhere)  # type: ignore[arg-type]
+
+    def masked(text: str, ids: Iterable[str]) -> str:
+        for ident in ids:
+            text = text.replace(ident, "<id>").replace(ident[:8], "<id>")
+        return text
+
+    assert type(caught.value) is type(refusal), (refusal, caught.value)
+    assert masked(str(caught.value), stand_ins.values()) == masked(str(refusal), named)
 
 
 def check(me: Member, others: list[Member], name: str) -> None:
@@ -440,7 +562,14 @@ def records(value: Any) -> Iterator[dict[str, Any]]:
 Steps = list[tuple[str, int, int]]
 
 
-@settings(max_examples=round(8 * SCALE), deadline=None, derandomize=True)
+# No shrinking: each example makes tenants and stores on one server, and a failure is
+# reported as it was found (with every step) rather than after hundreds more of them.
+@settings(
+    max_examples=round(8 * SCALE),
+    deadline=None,
+    derandomize=True,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(
     tenants=st.integers(2, 3),
     steps=st.lists(
@@ -449,7 +578,8 @@ Steps = list[tuple[str, int, int]]
         max_size=80,
     ),
 )
-def test_no_tenant_ever_sees_another(server: TeamServer, tenants: int, steps: Steps) -> None:
+def test_no_tenant_ever_sees_another(site: Site, tenants: int, steps: Steps) -> None:
+    server = site.server
     CAMPAIGN.examples += 1
     rng = random.Random(f"{CAMPAIGN.examples} {len(steps)} {tenants}")  # fresh names each
     team = Holdings(nonce(rng)) if rng.random() < 0.75 else None
@@ -466,7 +596,7 @@ def test_no_tenant_ever_sees_another(server: TeamServer, tenants: int, steps: St
         for name, who, seed in steps:
             me = members[who % tenants]
             others = [other for other in members if other is not me]
-            step(name, me, others, random.Random(seed))
+            step(site, name, me, others, random.Random(seed))
             CAMPAIGN.operations += 1
             check(me, others, name)
         for me in members:  # what every tenant holds at the end, read whole

@@ -123,3 +123,20 @@ def test_tenants_need_tcp_and_a_home_that_keeps_its_memories(tmp_path: Path) -> 
         CORTEX_URL="http://127.0.0.1:9",
     )
     assert elsewhere.returncode == 1 and "sends its memories to" in elsewhere.stderr
+
+
+def test_stores_past_the_open_limit_are_closed_and_reopened_intact(tmp_path: Path) -> None:
+    with team_server(tmp_path / "server", CORTEX_TENANTS__OPEN_STORES="2") as server:
+        keys = {name: server.add_tenant(name) for name in ("ana", "ben", "cai")}
+        for round_ in range(3):
+            for name, key in keys.items():
+                server.engine(key).remember(
+                    MemoryDraft(content=f"{name.capitalize()} deploys service number {round_}")
+                )
+        for name, key in keys.items():
+            held = server.engine(key).list_memories(MemoryFilter()).memories
+            assert sorted(m.content for m in held) == [
+                f"{name.capitalize()} deploys service number {n}" for n in range(3)
+            ]
+        log = (tmp_path / "server-serve.log").read_text()
+        assert "unused longest" in log
