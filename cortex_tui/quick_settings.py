@@ -24,10 +24,22 @@ DEFAULT_QUERY_CHARS = 8192
 _FALSE = ("0", "false", "no", "off")
 
 
+_read: dict[str, dict[str, Any]] = {}
+"""Each home's config.toml as this process first read it: a hook asks for several
+settings, and reads and parses the file once."""
+
+
 def _config(home: StrPath) -> dict[str, Any]:
     """The home's config.toml, parsed only when there is one (`tomllib` costs ~15 ms)."""
+    where = os.fspath(home)
+    if where not in _read:
+        _read[where] = _parse(os.path.join(where, "config.toml"))
+    return _read[where]
+
+
+def _parse(path: str) -> dict[str, Any]:
     try:
-        with open(os.path.join(home, "config.toml"), encoding="utf-8") as config:
+        with open(path, encoding="utf-8") as config:
             text = config.read()
     except (OSError, UnicodeDecodeError):
         return {}

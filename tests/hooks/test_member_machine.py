@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.mcp_surface.test_mcp_server import call, session
 from tests.server.conftest import service_env, start_service, stop_service
-from tests.server.team_server import free_port, team_server
+from tests.server.team_server import cortex, free_port, team_server
 
 LOG = logging.getLogger("test")
 PROMPT = "which port does the atlas API listen on these days?"
@@ -29,20 +27,6 @@ PROMPT = "which port does the atlas API listen on these days?"
 
 def member_env(laptop: Path, url: str, key: str, **extra: str) -> dict[str, str]:
     return service_env(laptop, CORTEX_URL=url, CORTEX_API_KEY=key, **extra)
-
-
-def run(
-    laptop: Path, env: dict[str, str], *args: str, stdin: str = ""
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # the exit code is what the tests look at
-        [sys.executable, "-m", "cortex_tui", *args],
-        input=stdin,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
 
 
 def prompt_event(cwd: Path, text: str = PROMPT) -> str:
@@ -94,9 +78,9 @@ def test_the_hooks_and_cli_use_the_server_and_keep_no_store(tmp_path: Path) -> N
     laptop = tmp_path / "laptop"
     with team_server(tmp_path / "server") as server:
         env = member_env(laptop, server.url, server.add_tenant("ana"))
-        made = run(laptop, env, "remember", "The atlas API listens on port 8443")
+        made = cortex(env, "remember", "The atlas API listens on port 8443")
         assert made.returncode == 0, made.stderr
-        answer = run(laptop, env, "--hook", "pre", stdin=prompt_event(tmp_path))
+        answer = cortex(env, "--hook", "pre", stdin=prompt_event(tmp_path))
         assert answer.returncode == 0 and "port 8443" in answer.stdout
         assert (
             json.loads(answer.stdout)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
@@ -104,11 +88,9 @@ def test_the_hooks_and_cli_use_the_server_and_keep_no_store(tmp_path: Path) -> N
         assert "pre hook (server) done" in (laptop / "logs" / "hooks.log").read_text()
         # Another member's key reaches another tenant: nothing of ana's.
         ben = member_env(laptop, server.url, server.add_tenant("ben"))
-        assert json.loads(run(laptop, ben, "list", "--json").stdout)["total"] == 0
-        assert run(laptop, ben, "--hook", "pre", stdin=prompt_event(tmp_path)).stdout == ""
-        wrong = run(
-            laptop, member_env(laptop, server.url, "ctk_0000000000000000_" + "x" * 43), "list"
-        )
+        assert json.loads(cortex(ben, "list", "--json").stdout)["total"] == 0
+        assert cortex(ben, "--hook", "pre", stdin=prompt_event(tmp_path)).stdout == ""
+        wrong = cortex(member_env(laptop, server.url, "ctk_0000000000000000_" + "x" * 43), "list")
         assert wrong.returncode == 1
         assert wrong.stderr.count("\n") == 1 and "refused the API key" in wrong.stderr
     assert not (laptop / "store").exists()
@@ -124,11 +106,9 @@ def test_a_turn_waits_in_the_local_spool_while_the_server_is_down(tmp_path: Path
     first = "Decision: from now on the harbor service deploys with Argo CD."
     say(transcript, first, "Understood, Argo CD for harbor.", 1)
     started = time.monotonic()
-    ended = run(laptop, env, "--hook", "post", stdin=stop_event(tmp_path, transcript, "Understood"))
+    ended = cortex(env, "--hook", "post", stdin=stop_event(tmp_path, transcript, "Understood"))
     assert (ended.returncode, ended.stdout, ended.stderr) == (0, "", "")
-    asked = run(
-        laptop, env, "--hook", "pre", stdin=prompt_event(tmp_path, "how does harbor deploy?")
-    )
+    asked = cortex(env, "--hook", "pre", stdin=prompt_event(tmp_path, "how does harbor deploy?"))
     assert (asked.returncode, asked.stdout) == (0, "")
     assert time.monotonic() - started < 30  # neither waited for a server that is not there
     waiting = Spool(laptop / "spool", LOG).pending()
@@ -139,7 +119,7 @@ def test_a_turn_waits_in_the_local_spool_while_the_server_is_down(tmp_path: Path
     try:
         second = "Also: the harbor staging database is restored every Monday."
         say(transcript, second, "Noted: Monday restores.", 2)
-        sent = run(laptop, env, "--hook", "post", stdin=stop_event(tmp_path, transcript, "Noted"))
+        sent = cortex(env, "--hook", "post", stdin=stop_event(tmp_path, transcript, "Noted"))
         assert sent.returncode == 0
         assert Spool(laptop / "spool", LOG).pending() == []
         ana = RemoteEngine.over_tcp(f"http://127.0.0.1:{port}", key)
@@ -173,7 +153,7 @@ def test_an_mcp_memory_said_while_the_server_is_down_is_sent_later(tmp_path: Pat
         transcript = tmp_path / "session.jsonl"
         say(transcript, "What is new?", "Nothing new.", 1)
         env = member_env(laptop, url, key)
-        run(laptop, env, "--hook", "post", stdin=stop_event(tmp_path, transcript, "Nothing"))
+        cortex(env, "--hook", "post", stdin=stop_event(tmp_path, transcript, "Nothing"))
         ana = RemoteEngine.over_tcp(url, key)
         deadline = time.monotonic() + 60
         while "The ledger service pages Priya first" not in contents(ana):

@@ -17,6 +17,20 @@ from cortex_tui.tenants.registry import TenantRegistry
 from tests.server.conftest import service_env, start_service, stop_service
 
 
+def cortex(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`cortex-tui ARGS` as a member or an admin runs it, in `env`; its exit code is what
+    the tests look at."""
+    return subprocess.run(
+        [sys.executable, "-m", "cortex_tui", *args],
+        input=stdin,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

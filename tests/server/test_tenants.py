@@ -5,7 +5,6 @@ server are not theirs, and the owner's socket still serves the owner's store."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
 from tests.server.conftest import remember_offline, service_env
-from tests.server.team_server import TeamServer, free_port, team_server
+from tests.server.team_server import TeamServer, cortex, free_port, team_server
 
 
 @pytest.fixture
@@ -31,14 +30,7 @@ def server(tmp_path: Path) -> Iterator[TeamServer]:
 
 
 def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # the exit code is what the tests look at
-        [sys.executable, "-m", "cortex_tui", *args],
-        env=service_env(home, **env),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    return cortex(service_env(home, **env), *args)
 
 
 def test_each_key_reaches_its_own_tenant_and_no_other(server: TeamServer) -> None:

@@ -5,8 +5,6 @@ without it is refused the connection in one line, and the Unix socket stays plai
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -15,20 +13,8 @@ import pytest
 from cortex_tui.engine import service_link
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.server.conftest import service_env, start_service, stop_service
-from tests.server.team_server import free_port
+from tests.server.team_server import cortex, free_port
 from tests.server.tls import make_certificates
-
-
-def run(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # the exit code is what the tests look at
-        [sys.executable, "-m", "cortex_tui", *args],
-        input=stdin,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
 
 
 def test_members_reach_an_https_server_with_the_teams_authority(tmp_path: Path) -> None:
@@ -42,7 +28,7 @@ def test_members_reach_an_https_server_with_the_teams_authority(tmp_path: Path) 
     try:
         url = f"https://127.0.0.1:{port}"
         env = service_env(laptop, CORTEX_URL=url, CORTEX_API_KEY=ana, CORTEX_CA_CERT=str(authority))
-        made = run(env, "remember", "The billing API listens on port 8443")
+        made = cortex(env, "remember", "The billing API listens on port 8443")
         assert made.returncode == 0, made.stderr
         event = {
             "hook_event_name": "UserPromptSubmit",
@@ -50,14 +36,14 @@ def test_members_reach_an_https_server_with_the_teams_authority(tmp_path: Path) 
             "prompt": "which port does the billing API listen on?",
             "cwd": str(tmp_path),
         }
-        hooked = run(env, "--hook", "pre", stdin=json.dumps(event))
+        hooked = cortex(env, "--hook", "pre", stdin=json.dumps(event))
         assert "port 8443" in hooked.stdout
         # Without the team's authority the certificate is not trusted: one line, no data.
-        untrusted = run({**env, "CORTEX_CA_CERT": ""}, "list")
+        untrusted = cortex({**env, "CORTEX_CA_CERT": ""}, "list")
         assert untrusted.returncode != 0 and untrusted.stderr.count("\n") == 1
         assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
         assert (
-            run({**env, "CORTEX_CA_CERT": ""}, "--hook", "pre", stdin=json.dumps(event)).stdout
+            cortex({**env, "CORTEX_CA_CERT": ""}, "--hook", "pre", stdin=json.dumps(event)).stdout
             == ""
         )
         with pytest.raises(httpx.HTTPError):
@@ -76,7 +62,7 @@ def test_a_certificate_that_does_not_load_is_one_line(tmp_path: Path) -> None:
         (["--tls-cert", str(cert), "--tls-key", str(cert)], "cannot use"),
         (["--tls-cert", str(cert)], "together"),
     ):
-        done = run(
+        done = cortex(
             service_env(home),
             "serve",
             "--home",
