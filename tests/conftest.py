@@ -25,8 +25,12 @@ from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.engine.spool import Spool
+from cortex_tui.link.spool import Spool
 from cortex_tui.paths import ram_folder
+
+# `configure`: settings for a home on either backend, for the engine, write and
+# maintenance tests alike
+pytest_plugins = ["tests.store.backend_settings"]
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 SUITE_RAM_MIN_FREE = 1 << 30

@@ -21,7 +21,7 @@ from typing import Any
 
 from cortex_tui.bench.hooks import run_hook, served_home
 from cortex_tui.bench.timing import Timing
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 
 COLD_PROMPT = "what do we deploy with, and who owns it?"
 
@@ -31,11 +31,11 @@ def bench_cold_start(
 ) -> dict[str, Any]:
     """`runs` cold starts of each kind on one seeded home, the service stopped before each."""
     with served_home(seed_store, embedder_kind) as (home, env, _first_start):
-        service_link.stop(home, wait=60)
+        local_service.stop(home, wait=60)
         spawn_to_answer = Timing()
         for _ in range(runs):
             spawn_to_answer.samples.append(_spawn_to_first_answer(home))
-            service_link.stop(home, wait=60)
+            local_service.stop(home, wait=60)
         quiet = _cold_hooks(home, env, runs)
         with busy_cores(os.cpu_count() or 2):
             busy = _cold_hooks(home, env, runs)
@@ -48,9 +48,9 @@ def bench_cold_start(
 
 def _spawn_to_first_answer(home: Path) -> float:
     t0 = time.perf_counter()
-    if not service_link.start(home, wait=120):
+    if not local_service.start(home, wait=120):
         raise RuntimeError(f"the service did not start; see {home}/logs/service.log")
-    service_link.call_raw(home, "POST", service_link.PRE_HOOK_ROUTE, _event(), timeout=60)
+    local_service.call_raw(home, "POST", local_service.PRE_HOOK_ROUTE, _event(), timeout=60)
     return time.perf_counter() - t0
 
 
@@ -62,7 +62,7 @@ def _cold_hooks(home: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
         output: list[str] = []
         timing.samples.append(run_hook("pre", _event().decode(), env, output))
         with_memories += "<cortex_memories>" in output[0]
-        service_link.stop(home, wait=60)
+        local_service.stop(home, wait=60)
     return {**timing.summary(), "with_memories": with_memories}
 
 

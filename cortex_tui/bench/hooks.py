@@ -25,8 +25,8 @@ from typing import Any
 import cortex_tui
 from cortex_tui.bench.timing import Timing, children_cpu
 from cortex_tui.config import load_settings
-from cortex_tui.engine import service_link
 from cortex_tui.integrations.claude_code import installed_script
+from cortex_tui.link import local_service
 
 
 @contextmanager
@@ -53,11 +53,11 @@ def served_home(
         os.environ.update(env)
         try:
             t0 = time.perf_counter()
-            if not service_link.start(home, wait=120):
+            if not local_service.start(home, wait=120):
                 raise RuntimeError(f"the service did not start; see {home}/logs/service.log")
             yield home, env, time.perf_counter() - t0
         finally:
-            service_link.stop(home, wait=60)
+            local_service.stop(home, wait=60)
             os.environ.clear()
             os.environ.update(previous)
 
@@ -83,7 +83,7 @@ def bench_hooks(
         for prompt in prompts[: runs * 5]:
             body = _prompt_event(prompt + " (direct)").encode()
             t0 = time.perf_counter()
-            service_link.call_raw(home, "POST", service_link.PRE_HOOK_ROUTE, body, timeout=30)
+            local_service.call_raw(home, "POST", local_service.PRE_HOOK_ROUTE, body, timeout=30)
             direct.samples.append(time.perf_counter() - t0)
         for i, prompt in enumerate(prompts[:runs]):
             turn = f"User: {prompt}\n\nAssistant: We decided to keep option {i}."

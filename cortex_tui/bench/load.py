@@ -27,10 +27,10 @@ from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import run_hook, served_home
 from cortex_tui.bench.timing import Timing, children_cpu
 from cortex_tui.config import load_settings
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.engine.spool import Spool
 from cortex_tui.integrations.turns import turn_entry
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool
 from cortex_tui.recall.request import RecallRequest
 
 SESSIONS = 8
@@ -84,9 +84,9 @@ def bench_load(
     ):
         alone = _capture_alone(home, ALONE_TURNS)
         burst = _burst(home, env, Path(tmp), sessions, turns, think)
-        state = service_link.status(home) or {}
+        state = local_service.status(home) or {}
         limits = _at_the_limits(home, env, Path(tmp), min(LIMIT_ROUNDS, 4 * turns))
-        after = service_link.status(home) or {}
+        after = local_service.status(home) or {}
         return {
             "sessions": sessions,
             "turns_per_session": turns,
@@ -119,20 +119,20 @@ def _at_the_limits(home: Path, env: dict[str, str], folder: Path, rounds: int) -
 
     def large_requests() -> None:
         for round_ in range(rounds // 4):
-            service_link.call(
+            local_service.call(
                 home,
                 "POST",
                 "/v1/remember",
                 {"content": f"{round_} {content}"[: limits.content_chars]},
                 timeout=120,
             )
-            service_link.call(
+            local_service.call(
                 home, "POST", "/v1/recall", {"query": query, "update_access": False}, timeout=120
             )
             Spool(home / "spool", log).append(
                 turn_entry(f"{round_} {turn}"[: limits.capture_chars], "limits", None)
             )
-            service_link.call(home, "POST", "/v1/spool/drain", timeout=30)
+            local_service.call(home, "POST", "/v1/spool/drain", timeout=30)
             output: list[str] = []
             huge.samples.append(
                 run_hook("pre", _prompt_event(huge_prompt, "huge", folder), env, output=output)
@@ -177,7 +177,7 @@ def _capture_alone(home: Path, count: int) -> dict[str, float]:
     before = _captured(home)
     Spool(home / "spool", log).append_many(entries)
     t0 = time.perf_counter()
-    service_link.call(home, "POST", "/v1/spool/drain", timeout=30)
+    local_service.call(home, "POST", "/v1/spool/drain", timeout=30)
     _wait_drained(home, before + count)
     seconds = time.perf_counter() - t0
     return {
@@ -245,7 +245,7 @@ def _burst(
 
 def _service_cpu(home: Path) -> float:
     """CPU seconds the running service has used (from /proc; 0 where there is none)."""
-    pid = (service_link.status(home, timeout=30) or {}).get("pid")
+    pid = (local_service.status(home, timeout=30) or {}).get("pid")
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
@@ -311,7 +311,7 @@ def _timed_pre(question: str, session: int, cwd: Path, env: dict[str, str]) -> t
 
 
 def _captured(home: Path) -> int:
-    state = service_link.status(home, timeout=30) or {}
+    state = local_service.status(home, timeout=30) or {}
     return int(state.get("captured", 0))
 
 
@@ -320,7 +320,7 @@ def _wait_drained(home: Path, captured: int) -> None:
     is empty."""
     deadline = time.perf_counter() + DRAIN_TIMEOUT
     while time.perf_counter() < deadline:
-        state = service_link.status(home, timeout=30) or {}
+        state = local_service.status(home, timeout=30) or {}
         if state.get("captured", 0) >= captured and state.get("spool_pending", 1) == 0:
             return
         time.sleep(DRAIN_POLL)

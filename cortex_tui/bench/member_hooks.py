@@ -26,7 +26,7 @@ from pathlib import Path
 from cortex_tui.bench.hooks import compile_bytecode, run_hook
 from cortex_tui.bench.timing import Timing
 from cortex_tui.config import load_settings
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 from cortex_tui.tenants.registry import TenantRegistry
 
 PROMPTS = [
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                 "CORTEX_API_KEY": key,
             }
             own = {**base, "CORTEX_HOME": str(own_home)}
-            service_link.start(own_home, wait=120)
+            local_service.start(own_home, wait=120)
             through_server, through_socket = Timing(), Timing()
             for run in range(args.runs):
                 prompt = f"{PROMPTS[run % len(PROMPTS)]} ({run})"
@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                     raise RuntimeError(f"no memories came through the server for {prompt!r}")
                 through_socket.samples.append(run_hook("pre", _event(prompt), own))
         finally:
-            service_link.stop(own_home, wait=60)
-            service_link.stop(server_home, wait=60)
+            local_service.stop(own_home, wait=60)
+            local_service.stop(server_home, wait=60)
             server.wait(timeout=60)
     print(
         json.dumps(
@@ -120,7 +120,7 @@ def _serve(home: Path, port: int, env: dict[str, str]) -> subprocess.Popen[bytes
 
 def _ready(home: Path) -> None:
     deadline = time.monotonic() + 120
-    while service_link.status(home) is None:
+    while local_service.status(home) is None:
         if time.monotonic() > deadline:
             raise RuntimeError("the team server did not start")
         time.sleep(0.1)

@@ -36,7 +36,7 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.engine.local import WRITE_BATCH, LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.engine.restore import restore_backup
+from cortex_tui.maintenance.restore import restore_backup
 from cortex_tui.models import Memory, MemoryDraft, MemoryType, Scope
 from cortex_tui.recall.request import RecallRequest
 
@@ -215,7 +215,7 @@ def _time_capture(settings: Settings, embedder: Embedder, count: int) -> dict[st
 def _time_import(settings: Settings, embedder: Embedder, count: int) -> dict[str, float]:
     """JSONL import through the engine (parse, embed in batches, upsert, flush), and the
     same texts through the model alone: what the store adds to the embedding's share."""
-    from cortex_tui.engine.transfer import dump_line
+    from cortex_tui.maintenance.transfer import dump_line
 
     memories = _memories(synthetic_texts(count, seed=3), random.Random(3))
     lines = [dump_line(m) for m in memories]

@@ -1,6 +1,6 @@
 """The TUI timed, for `cortex-tui bench`: its first frame and its overview panes.
 
-The measurements drive the real app (`cortex_tui.tui.bench`), which this layer may not
+The measurements drive the real app (`cortex_tui.tui.latency`), which this layer may not
 import: they run in a process of their own, as the TUI does, with the bench's embedder.
 """
 
@@ -29,7 +29,7 @@ def bench_first_frame(embedder: str, runs: int) -> dict[str, Any]:
 
 def _tui_bench(embedder: str, *args: str) -> Any:
     env = {**os.environ, "CORTEX_EMBEDDER__KIND": embedder, "CORTEX_DAEMON": "0"}
-    command = [sys.executable, "-m", "cortex_tui.tui.bench", *args]
+    command = [sys.executable, "-m", "cortex_tui.tui.latency", *args]
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or ["no output"]

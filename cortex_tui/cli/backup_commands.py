@@ -13,7 +13,7 @@ from cortex_tui.cli.progress import phase_progress
 from cortex_tui.errors import InvalidInputError
 
 if TYPE_CHECKING:  # the parser imports this module: nothing heavy at import time
-    from cortex_tui.engine.backup import BackupInfo
+    from cortex_tui.maintenance.backup import BackupInfo
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
@@ -57,8 +57,8 @@ def cmd_backup(ctx: CommandContext) -> int:
 
 
 def cmd_restore_backup(ctx: CommandContext) -> int:
-    from cortex_tui.engine.backup import read_info
-    from cortex_tui.engine.restore import restore_backup
+    from cortex_tui.maintenance.backup import read_info
+    from cortex_tui.maintenance.restore import restore_backup
 
     path = Path(ctx.args.path).expanduser()
     info = read_info(path)
@@ -77,7 +77,7 @@ def cmd_restore_backup(ctx: CommandContext) -> int:
 
 
 def cmd_repair(ctx: CommandContext) -> int:
-    from cortex_tui.engine.repair import repair
+    from cortex_tui.maintenance.repair import repair
 
     ctx.stop_service("to repair its store")
     report = repair(ctx.settings, phase_progress(sys.stderr, "rebuilding", quiet=ctx.json))
@@ -115,7 +115,7 @@ def _confirm(ctx: CommandContext, path: Path, info: BackupInfo) -> None:
 
 
 def _list(ctx: CommandContext) -> int:
-    from cortex_tui.engine.backup import list_backups
+    from cortex_tui.maintenance.backup import list_backups
 
     folder = ctx.settings.backups_path
     found = list_backups(folder) if folder.is_dir() else []

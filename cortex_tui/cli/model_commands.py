@@ -66,7 +66,7 @@ def cmd_model(ctx: CommandContext) -> int:
 
 def _add(ctx: CommandContext) -> int:
     from cortex_tui.embed.convert.build import build_folder
-    from cortex_tui.engine.calibration import fit
+    from cortex_tui.write.calibration import fit
 
     a = ctx.args
     models_dir = ctx.settings.models_path
@@ -96,7 +96,7 @@ def _add(ctx: CommandContext) -> int:
 
 
 def _list(ctx: CommandContext) -> int:
-    from cortex_tui.engine.calibration import judge_fingerprint
+    from cortex_tui.write.calibration import judge_fingerprint
 
     models_dir = ctx.settings.models_path
     in_use = ctx.settings.embedder.model if ctx.settings.embedder.kind == "onnx" else None

@@ -274,7 +274,7 @@ def cmd_bench(ctx: CommandContext) -> int:
 
 
 def cmd_reembed(ctx: CommandContext) -> int:
-    from cortex_tui.engine.reembed import reembed
+    from cortex_tui.maintenance.reembed import reembed
 
     ctx.stop_service("to re-embed its store")
     progress = phase_progress(sys.stderr, "re-embedding", quiet=ctx.json)

@@ -134,7 +134,7 @@ def _status(
 
 
 def _service_watch(ctx: CommandContext) -> int:
-    from cortex_tui.engine import service_link
+    from cortex_tui.link import local_service
     from cortex_tui.sync.watch import WatchList, load_watch_list, save_watch_list
 
     home = ctx.settings.home
@@ -146,13 +146,13 @@ def _service_watch(ctx: CommandContext) -> int:
             if not Path(path).exists():
                 raise InvalidInputError(f"{path} does not exist; give a file or a folder")
         save_watch_list(home, WatchList(paths=paths, project=ctx.args.project))
-        if not service_link.start(home, wait=ctx.settings.service.start_wait):
+        if not local_service.start(home, wait=ctx.settings.service.start_wait):
             ctx.emit(
                 {"paths": paths, "active": False},
                 "saved; the service watches them from its next start (it did not start now)",
             )
             return 0
-        service_link.call(home, "POST", "/v1/sync/watch", timeout=10.0)
+        local_service.call(home, "POST", "/v1/sync/watch", timeout=10.0)
     watched = load_watch_list(home)
     text = (
         "the service watches " + ", ".join(watched.paths)

@@ -1,7 +1,7 @@
 """The demo data set's vectors, precomputed, so `cortex-tui --demo` does not embed it.
 
 `vectors.npy` holds float32 rows: the demo memories' contents, then the entities' names,
-then the memories' part texts (`engine/parts.py`, default settings), in `build_demo()`
+then the memories' part texts (`write/parts.py`, default settings), in `build_demo()`
 order, as the default embedder embeds them (one `embed` call for each kind, as
 `LocalEngine.insert` and `insert_graph` make them). `vectors.json` records the
 embedder that made them (`name:dimension`, as the store's meta does) and a SHA-256 of the
@@ -32,8 +32,8 @@ import numpy as np
 from cortex_tui.config import EmbedderConfig, PartsConfig
 from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.embed.factory import make_embedder
-from cortex_tui.engine.parts import part_texts
 from cortex_tui.models import Entity, Memory
+from cortex_tui.write.parts import part_texts
 
 VECTORS_NAME = "vectors.npy"
 MANIFEST_NAME = "vectors.json"

@@ -6,7 +6,7 @@ The thresholds (`write.duplicate_threshold`, `related_threshold`, `restate_thres
 cosines of two models do not line up. The calibration set (`data/write-calibration.json`,
 the development pairs of the project's labelled corpus: repeats, restatements, updates,
 conflicts and unrelated facts) holds each pair's label and the default model's cosine;
-`engine/calibration.py` fits another model's thresholds on it.
+`write/calibration.py` fits another model's thresholds on it.
 
 A calibration is kept in the models folder under the embedder's vector-space name (made
 by `model add`, or on the spot the first time another embedder is opened), so a model is
@@ -72,7 +72,7 @@ class WriteCalibration(BaseModel):
 
     embedder: str
     judge: str
-    """The fingerprint of the judge it was fitted with (`engine/calibration.py`): the
+    """The fingerprint of the judge it was fitted with (`write/calibration.py`): the
     rules' verdicts decide where each threshold falls, so another version of them is
     fitted again rather than run with numbers chosen for the old one."""
     duplicate_threshold: float

@@ -8,9 +8,9 @@ in config.toml) runs the engine in the calling process instead.
 from __future__ import annotations
 
 from cortex_tui.config import Settings
-from cortex_tui.engine import service_link
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import ConfigError, ServiceUnreachableError, StoreError
+from cortex_tui.link import local_service
 
 
 def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
@@ -25,13 +25,13 @@ def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:
         return open_engine(settings)
     from cortex_tui.engine.remote import RemoteEngine
 
-    if not service_link.start(settings.home, wait=settings.service.start_wait):
-        refusal = service_link.start_refusal(settings.home)
+    if not local_service.start(settings.home, wait=settings.service.start_wait):
+        refusal = local_service.start_refusal(settings.home)
         if refusal:
             raise ServiceUnreachableError(f"the cortex-tui service did not start: {refusal}")
         raise ServiceUnreachableError(
             f"the cortex-tui service for {settings.home} did not start; "
-            f"see {settings.home / 'logs' / service_link.SERVICE_LOG}, "
+            f"see {settings.home / 'logs' / local_service.SERVICE_LOG}, "
             "or run in-process with --no-daemon"
         )
     return RemoteEngine.over_socket(settings.home)
@@ -54,9 +54,9 @@ def server_engine(settings: Settings) -> Engine:
 def stop_service_for_exclusive_use(settings: Settings) -> bool:
     """Stop a running service so this process may open the store itself (re-embedding,
     indexing, loading the demo); True when one was running."""
-    if service_link.status(settings.home) is None:
+    if local_service.status(settings.home) is None:
         return False
-    if not service_link.stop(settings.home):
+    if not local_service.stop(settings.home):
         raise StoreError(
             "the cortex-tui service did not stop; stop it with `cortex-tui serve --stop`"
         )

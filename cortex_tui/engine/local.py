@@ -19,8 +19,18 @@ from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import RecallWeights, Settings, save_setting
 from cortex_tui.curation import journal
 from cortex_tui.curation.groups import ConflictGroup, Curator
+from cortex_tui.curation.projects import ProjectNames
+from cortex_tui.curation.versions import version_chain
 from cortex_tui.embed.base import Embedder, Matrix
-from cortex_tui.engine.backup import (
+from cortex_tui.engine.limits import check_content, check_query, check_turn
+from cortex_tui.engine.requests import MAX_DAYS
+from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
+from cortex_tui.graph.index import GraphIndex
+from cortex_tui.graph.service import GraphService
+from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
+from cortex_tui.llm.base import LLMClient
+from cortex_tui.llm.factory import make_llm
+from cortex_tui.maintenance.backup import (
     MANUAL,
     BackupReport,
     default_target,
@@ -28,25 +38,9 @@ from cortex_tui.engine.backup import (
     prune_automatic,
     write_backup,
 )
-from cortex_tui.engine.capture import CaptureProgress, Capturer, CaptureReport, PreparedTurn
-from cortex_tui.engine.checkup import checkup
-from cortex_tui.engine.judging import write_judge
-from cortex_tui.engine.limits import check_content, check_query, check_turn
-from cortex_tui.engine.neighbours import NeighbourIndex
-from cortex_tui.engine.overview import Overview
-from cortex_tui.engine.parts import part_texts, part_vectors
-from cortex_tui.engine.projects import ProjectNames
-from cortex_tui.engine.requests import MAX_DAYS
-from cortex_tui.engine.transfer import dump_line, header_line, parse_lines
-from cortex_tui.engine.views import activity, store_stats, version_chain
-from cortex_tui.engine.vitals import vitals
-from cortex_tui.engine.write_path import WritePath
-from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
-from cortex_tui.graph.index import GraphIndex
-from cortex_tui.graph.service import GraphService
-from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
-from cortex_tui.llm.base import LLMClient
-from cortex_tui.llm.factory import make_llm
+from cortex_tui.maintenance.checkup import checkup
+from cortex_tui.maintenance.transfer import dump_line, header_line, parse_lines
+from cortex_tui.maintenance.vitals import vitals
 from cortex_tui.models import (
     Candidate,
     CandidateEntity,
@@ -67,7 +61,9 @@ from cortex_tui.models import (
     new_id,
     with_decision,
 )
+from cortex_tui.overview.counts import activity, store_stats
 from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
+from cortex_tui.overview.reader import Overview
 from cortex_tui.privacy.records import (
     clean_tags,
     redact_entity,
@@ -79,6 +75,11 @@ from cortex_tui.privacy.redactor import Redacted, Redactor
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Parts, Store, Vector
+from cortex_tui.write.judging import write_judge
+from cortex_tui.write.neighbours import NeighbourIndex
+from cortex_tui.write.parts import part_texts, part_vectors
+from cortex_tui.write.path import WritePath
+from cortex_tui.write.turns import CaptureProgress, Capturer, CaptureReport, PreparedTurn
 
 log = logging.getLogger(__name__)
 
@@ -656,7 +657,7 @@ class LocalEngine:
 
         `vectors` (one row per memory, this engine's embedder's embedding of its content,
         e.g. precomputed for a shipped data set) are stored instead of embedding again;
-        `parts` likewise, one matrix per memory (`engine/parts.py`, empty for none).
+        `parts` likewise, one matrix per memory (`write/parts.py`, empty for none).
         """
         _require_rows(vectors, len(memories), self.embedder.dimension, "memories")
         if parts is not None and len(parts) != len(memories):

@@ -12,13 +12,13 @@ from cortex_tui.embed.catalogue import DEFAULT_MODEL, PACKAGED_EMBEDDER, package
 from cortex_tui.embed.factory import Loadable, make_embedder
 from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.embed.query_cache import QueryCache
-from cortex_tui.engine.calibration import calibrated
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.reembed_sites import recover_interrupted
 from cortex_tui.errors import EmbedderMismatchError
 from cortex_tui.llm.base import LLMClient
+from cortex_tui.maintenance.reembed_sites import recover_interrupted
 from cortex_tui.private import private_process, tighten
 from cortex_tui.store.factory import open_store
+from cortex_tui.write.calibration import calibrated
 
 
 def open_engine(
@@ -37,7 +37,7 @@ def open_engine(
     packaged MiniLM file, when the configured model is the default MiniLM, keeps that
     file (its vectors stay as they are) and its recalls say how to move on.
 
-    The write path's thresholds are the embedder's own (`engine/calibration.py`): a
+    The write path's thresholds are the embedder's own (`write/calibration.py`): a
     model other than the default is never judged with the default's cosines.
 
     Whatever under the home (and the store) other users could read is made private

@@ -20,8 +20,6 @@ from pydantic import BaseModel, TypeAdapter
 
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
-from cortex_tui.engine.backup import BackupReport
-from cortex_tui.engine.capture import CaptureReport
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.engine.requests import (
     ActivityRequest,
@@ -57,6 +55,7 @@ from cortex_tui.engine.requests import (
 )
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
 from cortex_tui.lifecycle.report import LifecycleReport
+from cortex_tui.maintenance.backup import BackupReport
 from cortex_tui.models import (
     Entity,
     Explanation,
@@ -71,6 +70,7 @@ from cortex_tui.models import (
 from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry
+from cortex_tui.write.turns import CaptureReport
 
 Req = TypeVar("Req", bound=BaseModel)
 Resp = TypeVar("Resp")

@@ -13,10 +13,9 @@ from typing import Any, Protocol
 
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
-from cortex_tui.engine.backup import BackupReport
-from cortex_tui.engine.capture import CaptureReport
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
 from cortex_tui.lifecycle.report import LifecycleReport
+from cortex_tui.maintenance.backup import BackupReport
 from cortex_tui.models import (
     Entity,
     EntityType,
@@ -34,6 +33,7 @@ from cortex_tui.models import (
 from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
+from cortex_tui.write.turns import CaptureReport
 
 
 class EntityGraph(Protocol):
@@ -186,7 +186,7 @@ class Engine(Protocol):
     def health(self, *, deep: bool = False) -> dict[str, Any]:
         """Whether the store and the embedder answer; `deep` adds `checks`: every point
         read back, the spool, the home's permissions and the newest backup
-        (`engine/checkup.py`)."""
+        (`maintenance/checkup.py`)."""
         ...
 
     def close(self) -> None: ...

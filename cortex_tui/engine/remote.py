@@ -20,8 +20,6 @@ from cortex_tui import errors
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine import operations as ops
-from cortex_tui.engine.backup import BackupReport
-from cortex_tui.engine.capture import CaptureReport
 from cortex_tui.engine.operations import Operation, Req, Resp
 from cortex_tui.engine.requests import (
     ActivityRequest,
@@ -53,9 +51,10 @@ from cortex_tui.engine.requests import (
     UpdateRequest,
     WordsRequest,
 )
-from cortex_tui.engine.service_link import socket_path
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
 from cortex_tui.lifecycle.report import LifecycleReport
+from cortex_tui.link.local_service import socket_path
+from cortex_tui.maintenance.backup import BackupReport
 from cortex_tui.models import (
     Entity,
     EntityType,
@@ -73,6 +72,7 @@ from cortex_tui.models import (
 from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
+from cortex_tui.write.turns import CaptureReport
 
 # Recall with an LLM re-rank, a capture with LLM extraction, or a lifecycle run over a
 # large store can take a while; a dead service is detected at connect time instead.

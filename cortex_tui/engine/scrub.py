@@ -24,13 +24,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pydantic import BaseModel, Field
 
 from cortex_tui.curation import journal
-from cortex_tui.engine.backup import list_backups
-from cortex_tui.engine.checkup import Check
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.neighbours import NeighbourIndex
-from cortex_tui.engine.reembed_sites import recover_interrupted, swap_folders
-from cortex_tui.engine.spool import Spool
 from cortex_tui.errors import CortexError
+from cortex_tui.link.spool import Spool
+from cortex_tui.maintenance.backup import list_backups
+from cortex_tui.maintenance.checkup import Check
+from cortex_tui.maintenance.reembed_sites import recover_interrupted, swap_folders
 from cortex_tui.privacy.records import (
     redact_entity,
     redact_memory,
@@ -41,6 +40,7 @@ from cortex_tui.privacy.redactor import WithKnownValues
 from cortex_tui.store.base import COLLECTIONS, MemoryFilter, StoredPoint
 from cortex_tui.store.factory import open_store
 from cortex_tui.store.lock import StoreLock
+from cortex_tui.write.neighbours import NeighbourIndex
 
 JOURNAL = "journal"
 

@@ -23,11 +23,11 @@ from typing import BinaryIO
 
 from cortex_tui.capture.transcript import typed_prompt
 from cortex_tui.config import Settings
-from cortex_tui.engine import service_link
 from cortex_tui.engine.open import open_engine
-from cortex_tui.engine.spool import Spool
 from cortex_tui.errors import ServiceUnreachableError
 from cortex_tui.eval.sessions_dataset import Session
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool
 from cortex_tui.models import Memory, MemoryStatus
 from cortex_tui.store.base import MemoryFilter
 
@@ -126,7 +126,7 @@ def replay_session(
                 advance(n, len(turns))
         _wait_for_capture(home)
     finally:
-        service_link.stop(home, wait=120.0)
+        local_service.stop(home, wait=120.0)
     current, versions = _kept(settings)
     return Replayed(len(turns), current, versions, failures, time.perf_counter() - started)
 
@@ -187,15 +187,15 @@ def _wait_for_capture(home: Path) -> None:
                 f"the replay's service did not capture the session in {DRAIN_SECONDS:.0f} s; "
                 f"its log is in {home / 'logs'}"
             )
-        if service_link.status(home) is None:
-            if not service_link.start(home, wait=60.0):
-                refusal = service_link.start_refusal(home)
+        if local_service.status(home) is None:
+            if not local_service.start(home, wait=60.0):
+                refusal = local_service.start_refusal(home)
                 raise ServiceUnreachableError(
                     f"the replay's service does not start: {refusal or 'no answer in 60 s'}"
                 )
         else:
-            with suppress(service_link.ServiceUnavailable):
-                service_link.call_raw(home, "POST", "/v1/spool/drain", timeout=5.0)
+            with suppress(local_service.ServiceUnavailable):
+                local_service.call_raw(home, "POST", "/v1/spool/drain", timeout=5.0)
         time.sleep(1.0)
 
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from cortex_tui.engine.remote_link import HOOK_CONTEXT_ROUTE, RemoteLink
-from cortex_tui.engine.service_link import ServiceError, ServiceUnavailable
 from cortex_tui.integrations.events import parse_event
+from cortex_tui.link.local_service import ServiceError, ServiceUnavailable
+from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE, RemoteLink
 from cortex_tui.quick_settings import prompt_limits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_tui.engine.service_link import StrPath
+    from cortex_tui.link.local_service import StrPath
     from cortex_tui.log_protocol import Log
 
 SEND_MARGIN = 0.5

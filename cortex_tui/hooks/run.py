@@ -12,9 +12,9 @@ import os
 import sys
 import time
 
-from cortex_tui.engine import service_link
 from cortex_tui.hooks.logs import hook_logger
 from cortex_tui.integrations.events import for_pre
+from cortex_tui.link import local_service
 from cortex_tui.quick_settings import cold_start_wait, daemon_on, hook_timeout, remote_server
 from cortex_tui.untrusted.text import decode_bytes
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
-    from cortex_tui.engine.service_link import StrPath
+    from cortex_tui.link.local_service import StrPath
     from cortex_tui.log_protocol import Log
 
 
@@ -147,8 +147,8 @@ def _via_server(
     log: Log,
 ) -> str:
     """A home that sends its memories to a team server (`CORTEX_URL`): no local service."""
-    from cortex_tui.engine.remote_link import RemoteLink
     from cortex_tui.hooks.remote import post_via_server, pre_via_server
+    from cortex_tui.link.team_server import RemoteLink
 
     link = RemoteLink(*server)
     if kind == "pre":
@@ -185,11 +185,11 @@ def _via_service(
     if spool is None or not spool.pending():
         return ""
     try:
-        service_link.call_raw(home, "POST", "/v1/spool/drain", timeout=2.0)
-    except service_link.ServiceUnavailable:
+        local_service.call_raw(home, "POST", "/v1/spool/drain", timeout=2.0)
+    except local_service.ServiceUnavailable:
         # Started in the background; it replays the spool once it is up.
-        if service_link.start_refusal(home) is None:
-            service_link.start(home, wait=0.0)
+        if local_service.start_refusal(home) is None:
+            local_service.start(home, wait=0.0)
     return ""
 
 
@@ -201,8 +201,8 @@ def _spooled_by_service(event: bytes, home: StrPath, deadline: float, log: Log) 
     comes again with nothing new makes no turn (`session_turns.py`)."""
     try:
         half = (deadline - time.monotonic()) / 2
-        status, _ = _send(event, service_link.POST_HOOK_ROUTE, home, half)
-    except service_link.ServiceUnavailable:
+        status, _ = _send(event, local_service.POST_HOOK_ROUTE, home, half)
+    except local_service.ServiceUnavailable:
         return False
     if status >= 400:
         log.info("the service did not spool the turn (HTTP %d): spooling it here", status)
@@ -221,11 +221,11 @@ def _pre_via_service(
     `hooks.cold_start_wait` more: the first prompt of a session gets its memories. A
     SessionStart does not wait: it starts the service for the prompt to come. A service
     that is up but too busy to answer within the cap gives nothing this turn."""
-    route = service_link.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
+    route = local_service.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
     try:
         return _pre_answer(event, route, home, deadline - time.monotonic(), log)
-    except service_link.ServiceUnavailable as exc:
-        if exc.connected and not service_link.start_under_way(home):
+    except local_service.ServiceUnavailable as exc:
+        if exc.connected and not local_service.start_under_way(home):
             log.info("the service is too busy to answer in time: no context this turn")
             _keep_prompt_here(event, home, log)
             return ""
@@ -259,18 +259,18 @@ def _pre_answer(event: bytes, route: str, home: StrPath, seconds: float, log: Lo
         # by an earlier version, which lives on while hooks keep it busy. Ask it to
         # stop, and the next turn starts this version's.
         log.warning("the running service predates this hook; restarting it")
-        service_link.call_raw(home, "POST", "/v1/shutdown", timeout=1.0)
+        local_service.call_raw(home, "POST", "/v1/shutdown", timeout=1.0)
         return ""
     if status >= 400:
-        raise service_link.answer_error(status, answer)
+        raise local_service.answer_error(status, answer)
     return answer.decode("utf-8", errors="replace")
 
 
 def _start_in_background(home: StrPath, log: Log) -> None:
     """A session starts: start the service for its first prompt, without waiting."""
-    refusal = service_link.start_refusal(home)
+    refusal = local_service.start_refusal(home)
     if refusal is None:
-        service_link.start(home, wait=0.0)
+        local_service.start(home, wait=0.0)
         log.info("session starts: the service is starting for its first prompt")
     else:
         log.warning("the service does not start: %s", refusal)
@@ -288,7 +288,7 @@ def _keep_prompt_here(event: bytes, home: StrPath, log: Log) -> None:
 
 def _send(event: bytes, route: str, home: StrPath, seconds: float) -> tuple[int, bytes]:
     """The agent's event to one of the service's hook routes, as it came."""
-    return service_link.call_raw(
+    return local_service.call_raw(
         home,
         "POST",
         route,
@@ -300,11 +300,11 @@ def _send(event: bytes, route: str, home: StrPath, seconds: float) -> tuple[int,
 
 def _started(home: StrPath, deadline: float, log: Log) -> bool:
     """Start the service within the pre hook's budget; say in the log why not."""
-    refusal = service_link.start_refusal(home)
+    refusal = local_service.start_refusal(home)
     if refusal is None:
-        if service_link.start(home, wait=max(0.0, deadline - time.monotonic())):
+        if local_service.start(home, wait=max(0.0, deadline - time.monotonic())):
             return True
-        refusal = service_link.start_refusal(home)
+        refusal = local_service.start_refusal(home)
     if refusal:
         log.warning("the service does not start, no context this turn: %s", refusal)
     else:

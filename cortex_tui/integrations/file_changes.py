@@ -32,9 +32,9 @@ from cortex_tui.store.base import MemoryFilter
 
 if TYPE_CHECKING:
     from cortex_tui.embed.base import Matrix
-    from cortex_tui.engine.capture import CaptureProgress
     from cortex_tui.engine.local import LocalEngine
     from cortex_tui.integrations.turns import Locked
+    from cortex_tui.write.turns import CaptureProgress
 
 BATCH = 32
 EXACT_LOOKUPS = 64

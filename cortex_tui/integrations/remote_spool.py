@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 from cortex_tui.engine.limits import fit_turn
-from cortex_tui.engine.remote_link import ENTRIES_PER_REQUEST, SPOOL_ENTRIES_ROUTE, RemoteLink
-from cortex_tui.engine.spool import Spool
+from cortex_tui.link.spool import Spool
+from cortex_tui.link.team_server import ENTRIES_PER_REQUEST, SPOOL_ENTRIES_ROUTE, RemoteLink
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,12 +14,12 @@ import json
 import time
 from pathlib import Path
 
-from cortex_tui.engine.spool import Offsets, Spool, turn_key
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.integrations.events import HookEvent
 from cortex_tui.integrations.output import CLAUDE_CONTEXT_EVENTS
 from cortex_tui.integrations.project import Project, project_at, project_for, safe_name
 from cortex_tui.integrations.session_turns import SESSION_START, SessionTurns, standing_key
+from cortex_tui.link.spool import Offsets, Spool, turn_key
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
@@ -28,11 +28,11 @@ if TYPE_CHECKING:
 
     from cortex_tui.capture.transcript import Turn
     from cortex_tui.config import Settings
-    from cortex_tui.engine.capture import CaptureProgress, CaptureReport
     from cortex_tui.engine.capture_batch import Hold
     from cortex_tui.engine.local import LocalEngine
-    from cortex_tui.engine.spool import TurnProgress
+    from cortex_tui.link.spool import TurnProgress
     from cortex_tui.log_protocol import Log
+    from cortex_tui.write.turns import CaptureProgress, CaptureReport
 
     CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
     CaptureTurns = Callable[

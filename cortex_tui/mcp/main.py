@@ -22,11 +22,11 @@ from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp
 
 from cortex_tui.config import Settings, load_settings
-from cortex_tui.engine import service_link
 from cortex_tui.engine.connect import connect_engine
 from cortex_tui.engine.limits import check_content
 from cortex_tui.errors import CortexError
 from cortex_tui.integrations.turns import spool_draft
+from cortex_tui.link import local_service
 from cortex_tui.mcp.auth import BearerGuard
 from cortex_tui.mcp.callers import CallerLinks, ServerKeyGuard
 from cortex_tui.mcp.link import EngineLink
@@ -131,15 +131,15 @@ def _not_queued(_arguments: RememberArguments) -> str:
 
 
 def _send_to_server(settings: Settings) -> None:
-    from cortex_tui.engine.remote_link import RemoteLink
     from cortex_tui.integrations.remote_spool import deliver
+    from cortex_tui.link.team_server import RemoteLink
 
     if not settings.url or not settings.api_key:
         return
     link = RemoteLink(settings.url, settings.api_key, str(settings.ca_cert or ""))
     try:
         deliver(settings.home, link, time.monotonic() + SEND_SECONDS, log)
-    except (service_link.ServiceUnavailable, service_link.ServiceError) as exc:
+    except (local_service.ServiceUnavailable, local_service.ServiceError) as exc:
         log.info("the memory waits in the spool for %s: %s", settings.url, exc)
 
 
@@ -180,8 +180,8 @@ def _queue(settings: Settings, daemon: bool, arguments: RememberArguments) -> st
         _send_to_server(settings)
         return key
     try:
-        service_link.call(settings.home, "POST", "/v1/spool/drain", timeout=2.0)
-    except (service_link.ServiceUnavailable, service_link.ServiceError):
+        local_service.call(settings.home, "POST", "/v1/spool/drain", timeout=2.0)
+    except (local_service.ServiceUnavailable, local_service.ServiceError):
         if daemon:
-            service_link.start(settings.home, wait=0.0)
+            local_service.start(settings.home, wait=0.0)
     return key

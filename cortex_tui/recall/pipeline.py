@@ -7,10 +7,10 @@ Whatever channel found a candidate, it gets its real cosine similarity, so the
 breakdown never shows a made-up similarity.
 
 A memory of a conversation also has a context vector (itself and the turn before it,
-`engine/neighbours.py`): the dense channel reads each memory by the better of its own
+`write/neighbours.py`): the dense channel reads each memory by the better of its own
 cosine and `context_weight` × its context cosine (and searches the context vectors too
 when `context_candidates` asks for it). A memory of several sentences also has part
-vectors (`engine/parts.py`): the channel reads it by `part_weight` × its best sentence's
+vectors (`write/parts.py`): the channel reads it by `part_weight` × its best sentence's
 cosine when that is better still. Parts are read for the candidates alone, never
 searched: a fact said in passing lifts a memory another channel found.
 """

@@ -18,11 +18,11 @@ from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from cortex_tui import errors
-from cortex_tui.engine import service_link
 from cortex_tui.engine.operations import EXPORT, IMPORT
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
 from cortex_tui.integrations.turns import note_pre, plan_pre, query_chars_of
+from cortex_tui.link import local_service
 from cortex_tui.server.remote_routes import add_remote_routes
 from cortex_tui.server.routes import add_operation_routes
 from cortex_tui.server.service import Service
@@ -59,7 +59,7 @@ def build_app(service: Service, *, api_key: str | None = None, tenant: bool = Fa
         limit=service.settings.limits.request_bytes,
         unlimited=(IMPORT.route.path,),
         unlimited_to=IMPORT_BODY_LIMIT,
-        cleaning=(service_link.PRE_HOOK_ROUTE, service_link.POST_HOOK_ROUTE),
+        cleaning=(local_service.PRE_HOOK_ROUTE, local_service.POST_HOOK_ROUTE),
     )
 
     @app.middleware("http")
@@ -112,7 +112,7 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         app.state.shutdown_requested()
         return {"stopping": True}
 
-    @app.post(service_link.PRE_HOOK_ROUTE)
+    @app.post(local_service.PRE_HOOK_ROUTE)
     async def hook_pre(request: Request, after: BackgroundTasks) -> PlainTextResponse:
         """The pre hook's output for the event the agent sent, as the hook prints it
         (`?format=text`: plain text); the reads are counted once the answer is sent.
@@ -125,7 +125,7 @@ def _service_routes(app: FastAPI, service: Service) -> None:
             after.add_task(service.touch, read)
         return PlainTextResponse(output)
 
-    @app.post(service_link.POST_HOOK_ROUTE)
+    @app.post(local_service.POST_HOOK_ROUTE)
     async def hook_post(request: Request) -> Response:
         """Spool the turn a post hook's event names (fsynced before the answer), to be
         captured in the background: the hook process then needs no JSON, no spool code

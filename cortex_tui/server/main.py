@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from cortex_tui.engine import service_link
 from cortex_tui.errors import CortexError
+from cortex_tui.link import local_service
 from cortex_tui.paths import default_home
 from cortex_tui.private import open_private, private_dir
 from cortex_tui.tcp import listen
@@ -88,18 +88,18 @@ def serve_main(argv: list[str]) -> int:
     try:
         return _serve(home, args.tcp, args.idle_timeout, tenants=args.tenants, tls=_tls(args))
     except (ServeError, CortexError) as exc:
-        print(f"{service_link.REFUSAL_PREFIX}{exc}", file=sys.stderr)
+        print(f"{local_service.REFUSAL_PREFIX}{exc}", file=sys.stderr)
         return 1
     finally:
-        service_link.clear_start_marker(home)
+        local_service.clear_start_marker(home)
 
 
 def _print_status(home: Path, as_json: bool) -> int:
-    state = service_link.status(home)
+    state = local_service.status(home)
     if as_json:
         print(json.dumps(state or {"running": False}, indent=2))
     elif state is None:
-        print(f"not running (no service on {service_link.socket_path(home)})")
+        print(f"not running (no service on {local_service.socket_path(home)})")
     else:
         print(
             f"running: pid {state['pid']}, up {state['uptime_s']:.0f} s, store {state['store']}, "
@@ -125,10 +125,10 @@ def _print_status(home: Path, as_json: bool) -> int:
 
 
 def _stop(home: Path) -> int:
-    if service_link.status(home) is None:
+    if local_service.status(home) is None:
         print("not running")
         return 0
-    if service_link.stop(home, wait=GRACEFUL_SECONDS + 5):
+    if local_service.stop(home, wait=GRACEFUL_SECONDS + 5):
         print("stopped")
         return 0
     print("cortex-tui serve: the service did not stop in time; see logs/service.log")
@@ -176,7 +176,7 @@ def _serve(
         settings.service.idle_timeout = 0  # members' agents expect it there
     private_dir(home)
     with _service_lock(home), ThreadPoolExecutor(1, "import-web") as importer:
-        sockets = [_bind_unix(Path(service_link.socket_path(home)))]
+        sockets = [_bind_unix(Path(local_service.socket_path(home)))]
         if tcp:
             sockets.append(listen(tcp, "--tcp"))
         secure = sockets.pop() if tls else None
@@ -203,9 +203,9 @@ def _serve(
             service.warm_up()
             service.start_capture()
             _watch_idle(servers, service, settings.service.idle_timeout)
-            # service_link.SERVING_MARK finds this line: a refusal before it is old news.
+            # local_service.SERVING_MARK finds this line: a refusal before it is old news.
             log.info("serving %s on %s", home, ", ".join(_describe(s) for s in listening))
-            service_link.clear_start_marker(home)
+            local_service.clear_start_marker(home)
             servers.run()
         finally:
             if tenancy is not None:
@@ -215,7 +215,7 @@ def _serve(
             for sock in listening:
                 sock.close()
             with contextlib.suppress(OSError):
-                os.unlink(service_link.socket_path(home))
+                os.unlink(local_service.socket_path(home))
             log.info("stopped")
     return 0
 
@@ -258,7 +258,7 @@ def _web_stack() -> tuple[type[Servers], Callable[..., FastAPI]]:
 
 @contextlib.contextmanager
 def _service_lock(home: Path) -> Iterator[IO[str]]:
-    handle: IO[str] = open_private(home / service_link.SERVICE_LOCK, "a")
+    handle: IO[str] = open_private(home / local_service.SERVICE_LOCK, "a")
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

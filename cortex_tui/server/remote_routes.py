@@ -18,15 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.concurrency import run_in_threadpool
 
 from cortex_tui.engine.limits import check_content, check_query
-from cortex_tui.engine.remote_link import (
+from cortex_tui.errors import TooLargeError
+from cortex_tui.integrations.project import Project
+from cortex_tui.integrations.turns import CLAUDE_CONTEXT_CAP, PrePlan
+from cortex_tui.link.spool import Spool
+from cortex_tui.link.team_server import (
     ENTRIES_PER_REQUEST,
     HOOK_CONTEXT_ROUTE,
     SPOOL_ENTRIES_ROUTE,
 )
-from cortex_tui.engine.spool import Spool
-from cortex_tui.errors import TooLargeError
-from cortex_tui.integrations.project import Project
-from cortex_tui.integrations.turns import CLAUDE_CONTEXT_CAP, PrePlan
 from cortex_tui.models import MemoryDraft
 from cortex_tui.privacy.records import redact_strings
 from cortex_tui.server.service import Service, log

@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 from cortex_tui.config import Settings
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.operations import Operation
-from cortex_tui.engine.spool import Spool, TurnProgress
 from cortex_tui.engine.standing import standing_context
 from cortex_tui.errors import TooLargeError
 from cortex_tui.integrations.events import parse_event
@@ -36,6 +35,7 @@ from cortex_tui.integrations.turns import (
     pre_context,
     spool_turn,
 )
+from cortex_tui.link.spool import Spool, TurnProgress
 from cortex_tui.recall.merge import merge_recalls
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background

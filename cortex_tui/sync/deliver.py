@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.config import Settings
-from cortex_tui.engine import service_link
-from cortex_tui.engine.spool import Spool, TurnProgress
 from cortex_tui.integrations.file_changes import BATCH
 from cortex_tui.integrations.turns import capture_turn, drain_spool, entry_size
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool, TurnProgress
 
 POLL = 0.05
 POLL_MAX = 0.5
@@ -61,13 +61,13 @@ def deliver(
         return Delivery(stored=True, operations=operations)
     home = settings.home
     queued = "queued in the spool; the service stores them when it next runs"
-    if not service_link.start(home, wait=settings.service.start_wait):
-        refusal = service_link.start_refusal(home)
+    if not local_service.start(home, wait=settings.service.start_wait):
+        refusal = local_service.start_refusal(home)
         why = f"it did not start: {refusal}" if refusal else "it is still starting"
         return Delivery(False, operations, f"{queued} ({why})")
     try:
-        service_link.call(home, "POST", "/v1/spool/drain", timeout=5.0)
-    except (service_link.ServiceUnavailable, service_link.ServiceError) as exc:
+        local_service.call(home, "POST", "/v1/spool/drain", timeout=5.0)
+    except (local_service.ServiceUnavailable, local_service.ServiceError) as exc:
         return Delivery(False, operations, f"{queued} ({exc})")
     if not wait:
         return Delivery(False, operations, "queued; the service is storing them")
@@ -89,7 +89,7 @@ def _watch_drain(
             progress(_stored(spool, pending, sizes), operations)
         if not pending:
             return True
-        if service_link.status(home) is None:
+        if local_service.status(home) is None:
             return False
         time.sleep(min(POLL_MAX, POLL + (time.monotonic() - started_at) / 20))
 

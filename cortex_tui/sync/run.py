@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.config import load_settings
-from cortex_tui.engine.spool import Offsets, Spool
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.indexer.sources import file_key
 from cortex_tui.integrations.file_changes import RETIRE, unit_source
 from cortex_tui.integrations.project import project_for
 from cortex_tui.integrations.turns import entry_size
+from cortex_tui.link.spool import Offsets, Spool
 from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.sync.diff import diff_notes
 from cortex_tui.sync.files import Kind, Skipped, check_transcript, kind_of, read_notes, walk

@@ -16,7 +16,7 @@ from textual.content import Content
 from cortex_tui.models import Memory, RecallResult
 from cortex_tui.signals import SIGNAL_NAMES
 from cortex_tui.tui.colours import signal_variable
-from cortex_tui.tui.scoring import memory_header, signal_label
+from cortex_tui.tui.score_text import memory_header, signal_label
 
 NOTICEABLE = 0.0005
 """A contribution change below this rounds to zero in the table: no cause to name."""

@@ -105,12 +105,12 @@ def start_service_now(home: Path) -> None:
     opening then says why), without waiting: it loads its model and store while the app
     starts, and the engine's opening finds it on its way. ~10 ms before the first frame
     for 0.4 s less to wait after it."""
-    from cortex_tui.engine import service_link
     from cortex_tui.errors import CortexError
+    from cortex_tui.link import local_service
 
     try:
-        if service_link.start_refusal(home) is None:
-            service_link.start(home, wait=0.0)
+        if local_service.start_refusal(home) is None:
+            local_service.start(home, wait=0.0)
     except (OSError, CortexError):
         pass  # the engine's opening starts it again, and says why it cannot
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 from tests.agents.claude_code import ClaudeCode, install_claude_code
 from tests.agents.model_standin import ModelStandIn
 from tests.agents.openclaw import OpenClaw, install_openclaw, openclaw_in
@@ -55,7 +55,7 @@ def claude(tmp_path: Path, claude_executable: Path, model: ModelStandIn) -> Iter
     }
     agent = ClaudeCode(claude_executable, home, project, env)
     yield agent
-    service_link.stop(cortex_home, wait=30)
+    local_service.stop(cortex_home, wait=30)
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +71,7 @@ def openclaw(
     to the stand-in; the cortex-tui service its plugin starts is stopped at the end."""
     agent = openclaw_in(tmp_path, openclaw_install, model.url)
     yield agent
-    service_link.stop(agent.env["CORTEX_HOME"], wait=30)
+    local_service.stop(agent.env["CORTEX_HOME"], wait=30)
 
 
 def wait_for(condition: Callable[[], object], what: str, seconds: float = 60.0) -> None:

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 from tests.agents.model_standin import ModelStandIn
 from tests.agents.openclaw import OpenClaw, install_openclaw, openclaw_in
 
@@ -48,7 +48,7 @@ def main() -> None:
             agent.cortex("openclaw", "install")
             timed = [_timed(agent, i, "harbor") for i in range(args.turns)]
         finally:
-            service_link.stop(agent.env["CORTEX_HOME"], wait=30)
+            local_service.stop(agent.env["CORTEX_HOME"], wait=30)
             model.close()
         log = (root / "cortex" / "logs" / "hooks.log").read_text()
     pre = [int(ms) for ms in re.findall(r"openclaw plugin: pre \(\w+\) done in (\d+) ms", log)]

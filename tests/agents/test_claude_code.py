@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.bench.cold_start import busy_cores
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 from tests.agents.claude_code import ClaudeCode
 from tests.agents.conftest import wait_for
 from tests.agents.cortex_cli import memories, spool_pending
@@ -45,7 +45,7 @@ def test_the_first_prompt_of_a_session_gets_memories_while_a_busy_machine_starts
     rule = "Never deploy harbor on a Friday."
     claude.cortex("remember", "--project", "harbor", "--type", "rule", rule)
     cortex_home = Path(claude.env["CORTEX_HOME"])
-    assert service_link.status(cortex_home) is None  # cold: nothing serves the store
+    assert local_service.status(cortex_home) is None  # cold: nothing serves the store
     with busy_cores(2):  # a laptop compiling, or running tests
         claude.run("Who owns the Argo CD setup these days?")
     given = injected(model.requests[0], "UserPromptSubmit hook additional context")

@@ -15,12 +15,12 @@ from cortex_tui.capture.contradiction import FOLDS, Judgement, judge_offline
 from cortex_tui.capture.slots import differing_slot
 from cortex_tui.capture.statement import read
 from cortex_tui.config import WritePathConfig
-from cortex_tui.engine.judging import WriteJudge
 from cortex_tui.llm.anthropic_client import AnthropicClient
 from cortex_tui.models import RULES_JUDGE
-from tests.engine.test_write_judge import claude
+from cortex_tui.write.judging import WriteJudge
 from tests.llm.conftest import Script
 from tests.llm.test_anthropic_judge import tool_answer
+from tests.write.test_write_judge import claude
 
 Pair = tuple[str, str]
 Draw = Callable[..., object]

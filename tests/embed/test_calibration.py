@@ -27,8 +27,9 @@ from cortex_tui.embed.calibration import (
     pair_cosines,
     stored,
 )
-from cortex_tui.engine import calibration
-from cortex_tui.engine.calibration import (
+from cortex_tui.engine.open import open_engine
+from cortex_tui.write import calibration
+from cortex_tui.write.calibration import (
     Thresholds,
     calibrated,
     cases_of,
@@ -37,7 +38,6 @@ from cortex_tui.engine.calibration import (
     fit,
     judge_fingerprint,
 )
-from cortex_tui.engine.open import open_engine
 from tests.conftest import NOW, Cli
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "pairs" / "write-path-pairs.json"
@@ -159,7 +159,7 @@ def test_the_judge_fingerprint_changes_with_the_rules(
     copy = tmp_path / "cortex_tui"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "models"))
     script = (
-        "from cortex_tui.engine.calibration import judge_fingerprint; print(judge_fingerprint())"
+        "from cortex_tui.write.calibration import judge_fingerprint; print(judge_fingerprint())"
     )
 
     def fingerprint() -> str:

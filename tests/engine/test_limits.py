@@ -15,7 +15,6 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.capture_batch import Unshared
 from cortex_tui.engine.limits import fit_turn
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.spool import Spool, TurnProgress
 from cortex_tui.errors import InvalidInputError, TooLargeError
 from cortex_tui.integrations.turns import (
     batch_capture,
@@ -24,6 +23,7 @@ from cortex_tui.integrations.turns import (
     spool_draft,
     turn_entry,
 )
+from cortex_tui.link.spool import Spool, TurnProgress
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter

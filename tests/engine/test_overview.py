@@ -15,7 +15,6 @@ from pathlib import Path
 
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.overview import Overview
 from cortex_tui.models import (
     ConflictStatus,
     Entity,
@@ -25,6 +24,7 @@ from cortex_tui.models import (
     MemoryType,
     Scope,
 )
+from cortex_tui.overview.reader import Overview
 from cortex_tui.recall.request import RecallRequest
 from tests.conftest import NOW, make_engine, spool_waiting_turn
 from tests.hooks.test_hooks import hook

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
-from tests.engine.tiny_pair_model import write_pair_model
+from tests.write.tiny_pair_model import write_pair_model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = DATA / "pairs" / "write-path-pairs.json"

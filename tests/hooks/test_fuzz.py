@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cortex_tui.engine import service_link
 from cortex_tui.hooks.run import run_hook
+from cortex_tui.link import local_service
 from tests.server.conftest import (
     remember_offline,
     service_env,
@@ -271,7 +271,7 @@ def test_fuzzed_input_through_the_service_keeps_the_contract_and_the_service(
     monkeypatch.setenv("CORTEX_DAEMON", "1")
     try:
         answered = fuzz_hooks(300, paths, capsys)
-        status = service_link.status(home)
+        status = local_service.status(home)
         assert status is not None and answered > 0
         ordinary = json.dumps(
             {"hook_event_name": "UserPromptSubmit", "prompt": "which port does the gateway use"}
@@ -307,6 +307,6 @@ def test_fuzzed_bytes_through_the_hook_command(paths: dict[str, str], tmp_path: 
             assert_contract(result.stdout.decode("utf-8"))
 
         check()
-        assert service_link.status(home) is not None
+        assert local_service.status(home) is not None
     finally:
         stop_service(home, process)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.engine import service_link
-from cortex_tui.engine.spool import Spool
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool
 from tests.server.conftest import (
     remember_offline,
     service_env,
@@ -79,7 +79,7 @@ def test_a_transcript_path_that_never_ends_or_blocks_leaves_the_service_answerin
             daemon=True,
         )
         assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
-    assert service_link.status(served) is not None
+    assert local_service.status(served) is not None
     ordinary = run_hook(
         served, "pre", event(hook_event_name="UserPromptSubmit", prompt=PROMPT), daemon=True
     )

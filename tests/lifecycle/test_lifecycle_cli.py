@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.engine.transfer import dump_line, header_line
+from cortex_tui.maintenance.transfer import dump_line, header_line
 from cortex_tui.models import Memory, Scope
 from tests.conftest import Cli
 

@@ -21,8 +21,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from cortex_tui.embed.base import Embedder
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
+from cortex_tui.link import local_service
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import make_engine
 from tests.server.conftest import service_env, start_service, stop_service
@@ -248,7 +248,7 @@ def test_a_busy_store_is_said_so_and_remember_waits_in_the_spool(
                 page = engine.list_memories(MemoryFilter(text="releases"))
                 if page.total:
                     break
-                service_link.call(home, "POST", "/v1/spool/drain")
+                local_service.call(home, "POST", "/v1/spool/drain")
                 time.sleep(0.05)
             assert [m.content for m in page.memories] == ["Releases are tagged vYYYY.MM"]
             assert page.memories[0].source == "mcp"
@@ -264,13 +264,13 @@ def test_a_stopped_service_is_started_again_on_the_next_call(tmp_path: Path) -> 
 
     async def use(client: Client) -> int:
         await call(client, "remember", content="Staging lives in eu-west-1")
-        assert service_link.stop(home, wait=30)
+        assert local_service.stop(home, wait=30)
         return int((await call(client, "stats"))["total"])
 
     try:
         assert session(home, use, CORTEX_DAEMON="1") == 1
     finally:
-        service_link.stop(home, wait=30)
+        local_service.stop(home, wait=30)
 
 
 def test_http_transport_needs_the_key(tmp_path: Path) -> None:

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from cortex_tui.config import WritePathConfig
-from cortex_tui.engine.backup import list_backups
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.transfer import dump_line, header_line
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.indexer import index_path
+from cortex_tui.maintenance.backup import list_backups
+from cortex_tui.maintenance.transfer import dump_line, header_line
 from cortex_tui.models import (
     Decision,
     Entity,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
+from cortex_tui.link import local_service
 
 
 def service_env(home: Path, **extra: str) -> dict[str, str]:
@@ -54,7 +54,7 @@ def start_service(
         text=True,
     )
     deadline = time.monotonic() + 60
-    while service_link.status(home) is None:
+    while local_service.status(home) is None:
         if process.poll() is not None:
             said = log.read_text() if log else process.stderr.read() if process.stderr else ""
             raise AssertionError(f"service exited: {said}")
@@ -66,7 +66,7 @@ def start_service(
 
 
 def stop_service(home: Path, process: subprocess.Popen[str]) -> None:
-    service_link.stop(home, wait=30)
+    local_service.stop(home, wait=30)
     try:
         process.wait(timeout=30)
     except subprocess.TimeoutExpired:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 from tests.server.conftest import remember_offline, service_env, start_service, stop_service
 
 
@@ -36,14 +36,14 @@ def test_backup_through_the_service_then_restore(service_home: Path, tmp_path: P
     for text in ("The atlas API listens on port 8443", "Deploys happen on Tuesdays"):
         assert cli(home, "remember", text).returncode == 0
     before = contents(home)
-    pid = (service_link.status(home) or {})["pid"]
+    pid = (local_service.status(home) or {})["pid"]
 
     made = cli(home, "backup", str(tmp_path), "--json")
     assert made.returncode == 0, made.stderr
     report = json.loads(made.stdout)
     assert report["info"]["counts"]["memories"] == 2
     assert Path(report["path"]).parent == tmp_path
-    assert (service_link.status(home) or {})["pid"] == pid  # it wrote the file, still serving
+    assert (local_service.status(home) or {})["pid"] == pid  # it wrote the file, still serving
     assert cli(home, "remember", "Written after the backup").returncode == 0
 
     asked = cli(home, "restore-backup", report["path"])

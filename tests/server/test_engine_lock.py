@@ -7,7 +7,7 @@ import threading
 import time
 
 from cortex_tui.engine.local import WRITE_BATCH, LocalEngine
-from cortex_tui.engine.transfer import dump_line, header_line
+from cortex_tui.maintenance.transfer import dump_line, header_line
 from cortex_tui.models import MemoryDraft
 from cortex_tui.server.engine_lock import EngineLock
 

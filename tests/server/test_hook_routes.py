@@ -17,9 +17,9 @@ from typing import ClassVar
 
 import pytest
 
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.engine.spool import Spool
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from tests.server.conftest import service_env
@@ -149,7 +149,7 @@ def earlier_service(tmp_path: Path) -> Iterator[Path]:
     home = tmp_path / "home"
     home.mkdir()
     _EarlierService.asked = []
-    server = socketserver.UnixStreamServer(service_link.socket_path(home), _EarlierService)
+    server = socketserver.UnixStreamServer(local_service.socket_path(home), _EarlierService)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield home
@@ -162,7 +162,7 @@ def test_a_service_from_an_earlier_version_is_asked_to_stop(earlier_service: Pat
     pre hook that finds it asks it to stop, so the next turn starts the current one."""
     hook = run(earlier_service, "--hook", "pre", stdin=prompt_event("which port does atlas use"))
     assert hook.returncode == 0 and hook.stdout == "" and hook.stderr == ""
-    assert _EarlierService.asked == [service_link.PRE_HOOK_ROUTE, "/v1/shutdown"]
+    assert _EarlierService.asked == [local_service.PRE_HOOK_ROUTE, "/v1/shutdown"]
     log = (earlier_service / "logs" / "hooks.log").read_text()
     assert "the running service predates this hook; restarting it" in log
 
@@ -177,7 +177,7 @@ def test_a_post_hook_spools_its_turn_itself_when_the_service_does_not(
     }
     hook = run(earlier_service, "--hook", "post", stdin=json.dumps(event))
     assert hook.returncode == 0 and hook.stdout == "" and hook.stderr == ""
-    assert _EarlierService.asked[0] == service_link.POST_HOOK_ROUTE
+    assert _EarlierService.asked[0] == local_service.POST_HOOK_ROUTE
     pending = Spool(earlier_service / "spool", logging.getLogger()).pending()
     assert [entry["text"] for entry in pending] == [
         "Assistant: The nightly backup runs at 02:00 UTC."

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import TooLargeError
+from cortex_tui.link import local_service
 from cortex_tui.models import MemoryDraft
 from tests.server.conftest import start_service, stop_service
 from tests.server.test_service import prompt_event, run
@@ -39,12 +39,12 @@ def test_the_service_answers_413_with_the_limit(tmp_path: Path) -> None:
         home, CORTEX_LIMITS__CONTENT_CHARS="1000", CORTEX_LIMITS__REQUEST_BYTES="65536"
     )
     try:
-        with pytest.raises(service_link.ServiceError) as over:
-            service_link.call(home, "POST", "/v1/remember", {"content": "y" * 1001})
+        with pytest.raises(local_service.ServiceError) as over:
+            local_service.call(home, "POST", "/v1/remember", {"content": "y" * 1001})
         assert over.value.status == 413
         assert "over limits.content_chars (1000)" in str(over.value)
-        with pytest.raises(service_link.ServiceError) as body:
-            service_link.call(home, "POST", "/v1/remember", {"content": "z" * 70_000})
+        with pytest.raises(local_service.ServiceError) as body:
+            local_service.call(home, "POST", "/v1/remember", {"content": "z" * 70_000})
         assert body.value.status == 413
         assert "request body over 65536 bytes (limits.request_bytes)" in str(body.value)
         remote = RemoteEngine.over_socket(home)

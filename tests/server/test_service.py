@@ -15,10 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cortex_tui.engine import service_link
 from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.engine.spool import Spool, turn_key
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool, turn_key
 from cortex_tui.models import Candidate, MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
@@ -58,7 +58,7 @@ def wait_for(condition: object, seconds: float = 30) -> None:
 def test_socket_is_private_and_status_reports(service_home: Path) -> None:
     mode = stat.S_IMODE(service_home.joinpath("cortex.sock").stat().st_mode)
     assert mode == 0o600
-    state = service_link.status(service_home)
+    state = local_service.status(service_home)
     assert state is not None and state["store"].endswith("store")
     assert state["locks"]["read"]["count"] >= 1  # the warm-up recall held the engine
     out = run(service_home, "serve", "--status")
@@ -78,12 +78,12 @@ def test_pre_hook_answers_from_the_service_and_caches_repeats(
     wait_for(lambda: remote.get(stored.id).access_count == 1)
     again = run(service_home, "--hook", "pre", stdin=prompt_event("Which port does Atlas use?"))
     assert again.stdout == first.stdout
-    assert service_link.status(service_home)["context_cache"] == {"hits": 1, "misses": 1}  # type: ignore[index]
+    assert local_service.status(service_home)["context_cache"] == {"hits": 1, "misses": 1}  # type: ignore[index]
     # A write changes the store generation: the same prompt is recalled afresh.
     remote.remember(MemoryDraft(content="Atlas moved its API to port 9443 as of today"))
     third = run(service_home, "--hook", "pre", stdin=prompt_event("which port does atlas use"))
     assert "9443" in third.stdout
-    assert service_link.status(service_home)["context_cache"]["misses"] == 2  # type: ignore[index]
+    assert local_service.status(service_home)["context_cache"]["misses"] == 2  # type: ignore[index]
     other_session = run(
         service_home, "--hook", "pre", stdin=prompt_event("which port does atlas use", "s-2")
     )
@@ -107,7 +107,7 @@ def test_post_hook_spools_and_the_service_captures(
     captured = remote.list_memories(MemoryFilter(source_prefix="hook")).memories[0]
     assert "Redis 7" in captured.content
     assert captured.project == "shop" and captured.session_id == "s-9"
-    wait_for(lambda: service_link.status(service_home)["spool_pending"] == 0)  # type: ignore[index]
+    wait_for(lambda: local_service.status(service_home)["spool_pending"] == 0)  # type: ignore[index]
 
 
 def test_the_quiet_service_compacts_what_was_written(tmp_path: Path) -> None:
@@ -119,7 +119,7 @@ def test_the_quiet_service_compacts_what_was_written(tmp_path: Path) -> None:
     )
     try:
         time.sleep(1.0)
-        status = service_link.status(home)
+        status = local_service.status(home)
         assert status is not None and status["compaction"]["runs"] == 0  # nothing written
         remote = RemoteEngine.over_socket(home)
         try:
@@ -127,7 +127,7 @@ def test_the_quiet_service_compacts_what_was_written(tmp_path: Path) -> None:
                 remote.remember(MemoryDraft(content=f"Service {i} listens on port {8000 + i}"))
             # A status call is a request too: ask seldom enough to leave the service quiet.
             deadline = time.monotonic() + 30
-            while (status := service_link.status(home)) and not status["compaction"]["runs"]:
+            while (status := local_service.status(home)) and not status["compaction"]["runs"]:
                 assert time.monotonic() < deadline, "no compaction within 30 s"
                 time.sleep(1.0)
             assert status is not None
@@ -204,13 +204,13 @@ def test_tcp_needs_an_api_key_and_checks_it(tmp_path: Path) -> None:
         engine.close()
         # A post hook's event names a file for the service to read: never over TCP.
         post = httpx.post(
-            f"{url}{service_link.POST_HOOK_ROUTE}",
+            f"{url}{local_service.POST_HOOK_ROUTE}",
             headers={"Authorization": "Bearer s3cret-key"},
             content=json.dumps({"hook_event_name": "Stop", "transcript_path": "/etc/passwd"}),
         )
         assert post.status_code == 403
         # The Unix socket needs no key: its file mode is the protection.
-        assert service_link.status(home) is not None
+        assert local_service.status(home) is not None
     finally:
         stop_service(home, process)
 
@@ -219,7 +219,7 @@ def test_idle_service_exits_by_itself(tmp_path: Path) -> None:
     home = tmp_path / "home"
     process = start_service(home, "--idle-timeout", "1")
     assert process.wait(timeout=30) == 0
-    assert service_link.status(home) is None
+    assert local_service.status(home) is None
 
 
 def test_hook_and_cli_start_the_service_when_needed(tmp_path: Path) -> None:
@@ -227,7 +227,7 @@ def test_hook_and_cli_start_the_service_when_needed(tmp_path: Path) -> None:
     created = run(home, "--home", str(home), "remember", "Ship on Fridays is forbidden")
     assert created.returncode == 0, created.stderr
     try:
-        assert service_link.status(home) is not None  # started by the CLI, still serving
+        assert local_service.status(home) is not None  # started by the CLI, still serving
         out = run(home, "--hook", "pre", stdin=prompt_event("can we ship on fridays"))
         assert "Fridays" in out.stdout
         listed = run(home, "--home", str(home), "list", "--json")
@@ -236,7 +236,7 @@ def test_hook_and_cli_start_the_service_when_needed(tmp_path: Path) -> None:
         assert run(home, "serve", "--stop").stdout.strip() == "stopped"
     offline = run(home, "--home", str(home), "list", "--json", "--no-daemon")
     assert json.loads(offline.stdout)["total"] == 1
-    assert service_link.status(home) is None
+    assert local_service.status(home) is None
 
 
 def test_a_session_start_starts_the_service_and_its_first_prompt_waits_for_it(
@@ -250,7 +250,7 @@ def test_a_session_start_starts_the_service_and_its_first_prompt_waits_for_it(
     try:
         began = run(home, "--hook", "pre", stdin=start, **cold)
         assert (began.returncode, began.stdout) == (0, "")  # no wait at a session's start
-        wait_for(lambda: service_link.status(home) is not None)
+        wait_for(lambda: local_service.status(home) is not None)
         assert run(home, "serve", "--stop").stdout.strip() == "stopped"
 
         first = run(home, "--hook", "pre", stdin=prompt_event("can we ship on fridays"), **cold)
@@ -266,8 +266,8 @@ def test_a_session_start_starts_the_service_and_its_first_prompt_waits_for_it(
         logged = "\n".join((home / "logs" / "hooks.log").read_text().splitlines()[logged_before:])
         assert "gave up after 0.2 s" in logged or "still starting: no context" in logged
     finally:
-        wait_for(lambda: service_link.status(home) is not None, 60)  # the one it started
-        assert service_link.stop(home)
+        wait_for(lambda: local_service.status(home) is not None, 60)  # the one it started
+        assert local_service.stop(home)
 
 
 def test_hook_stays_silent_when_the_service_cannot_start(tmp_path: Path) -> None:
@@ -302,7 +302,7 @@ def test_bad_requests_get_a_clear_answer(service_home: Path, body: str) -> None:
         ("/v1/remember", b'{"content": "caf\xff deploy"}', "not UTF-8 (invalid byte at offset 16)"),
         ("/v1/remember", b'{"content": "caf\\ud800 deploy"}', "lone UTF-16 surrogate"),
         ("/v1/recall", b'{"query": "x\\udfff"}', "lone UTF-16 surrogate"),
-        (service_link.PRE_HOOK_ROUTE, b'{"prompt": "\xc3"}', "not UTF-8"),
+        (local_service.PRE_HOOK_ROUTE, b'{"prompt": "\xc3"}', "not UTF-8"),
     ],
 )
 def test_text_that_is_not_unicode_gets_a_400_not_a_500(
@@ -322,7 +322,7 @@ def test_text_that_is_not_unicode_gets_a_400_not_a_500(
 def test_every_declared_operation_is_served_and_published(service_home: Path) -> None:
     """The routes are derived from the declarations: each one is in the OpenAPI spec at
     its path and method with its description, and a body the model forbids is refused."""
-    spec = service_link.call(service_home, "GET", "/openapi.json")
+    spec = local_service.call(service_home, "GET", "/openapi.json")
     for operation in OPERATIONS:
         published = spec["paths"][operation.route.path][operation.route.method.lower()]
         assert published["description"] == operation.description

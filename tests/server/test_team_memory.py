@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.engine.remote_link import HOOK_CONTEXT_ROUTE
 from cortex_tui.errors import InvalidInputError, NotFoundError
+from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE
 from cortex_tui.models import MemoryDraft, Scope
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter

@@ -43,8 +43,8 @@ from cortex_tui.engine import operations as ops
 from cortex_tui.engine import requests as rq
 from cortex_tui.engine.operations import OPERATIONS, Operation
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.engine.remote_link import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
 from cortex_tui.errors import CortexError, NotFoundError
+from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
 from cortex_tui.mcp.tools import TOOLS as MCP_TOOLS
 from cortex_tui.models import MemoryDraft, Scope
 from cortex_tui.recall.request import RecallRequest

@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import ConfigError, InvalidInputError, NotFoundError
+from cortex_tui.link import local_service
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
@@ -85,7 +85,7 @@ def test_routes_acting_on_the_server_are_not_a_tenants(server: TeamServer) -> No
     assert httpx.post(f"{server.url}/v1/shutdown", headers=auth).status_code == 404
     assert httpx.post(f"{server.url}/v1/sync/watch", headers=auth).status_code == 404
     event = {"hook_event_name": "Stop", "transcript_path": "/etc/passwd", "session_id": "s"}
-    raw = httpx.post(f"{server.url}{service_link.POST_HOOK_ROUTE}", headers=auth, json=event)
+    raw = httpx.post(f"{server.url}{local_service.POST_HOOK_ROUTE}", headers=auth, json=event)
     assert raw.status_code == 404
     assert httpx.get(f"{server.url}/v1/status", headers=auth).json() == {
         "tenant": "dave",
@@ -97,7 +97,7 @@ def test_routes_acting_on_the_server_are_not_a_tenants(server: TeamServer) -> No
         dave.backup(str(server.home / "stolen.db"))
     report = dave.backup(None)
     assert Path(report.path).is_relative_to(server.home / "tenants" / "dave")
-    assert service_link.status(server.home) is not None  # still serving
+    assert local_service.status(server.home) is not None  # still serving
 
 
 def test_tenants_need_tcp_and_a_home_that_keeps_its_memories(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.server.conftest import service_env, start_service, stop_service
 from tests.server.team_server import cortex, free_port
@@ -50,7 +50,7 @@ def test_members_reach_an_https_server_with_the_teams_authority(tmp_path: Path) 
             httpx.get(
                 f"http://127.0.0.1:{port}/v1/stats", headers={"Authorization": f"Bearer {ana}"}
             )
-        assert service_link.status(home) is not None  # the socket still speaks plain HTTP
+        assert local_service.status(home) is not None  # the socket still speaks plain HTTP
     finally:
         stop_service(home, process)
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cortex_tui.bench.load import exchange, fact_word
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.engine.spool import Spool
 from cortex_tui.integrations.turns import turn_entry
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool
 from cortex_tui.models import MemoryDraft
 from cortex_tui.server.background import NICENESS
 from tests.server.conftest import service_env, start_service, stop_service
@@ -142,7 +142,7 @@ def test_eight_sessions_at_once_get_context_every_turn_and_lose_nothing(tmp_path
         assert "failed" not in hook_log
         if sys.platform.startswith("linux"):
             # The capture prepared its batches on a thread below the agents' priority.
-            state = service_link.status(home)
+            state = local_service.status(home)
             assert state is not None
             niceness = thread_niceness(state["pid"])
             assert niceness[state["pid"]] + NICENESS in niceness.values()
@@ -173,7 +173,7 @@ def test_a_service_killed_mid_capture_stores_every_acknowledged_turn_once(
     service = start_service(home)
     try:
         acknowledged = Spool(home / "spool", log).append_many(entries)  # fsynced
-        service_link.call(home, "POST", "/v1/spool/drain")
+        local_service.call(home, "POST", "/v1/spool/drain")
         wait_for(lambda: _captured(home) > 0, "a first batch to be stored")
         service.send_signal(signal.SIGKILL)
         service.wait(timeout=30)
@@ -201,5 +201,5 @@ def test_a_service_killed_mid_capture_stores_every_acknowledged_turn_once(
 
 
 def _captured(home: Path) -> int:
-    state = service_link.status(home) or {}
+    state = local_service.status(home) or {}
     return int(state.get("captured", 0))

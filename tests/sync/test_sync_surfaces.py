@@ -20,9 +20,9 @@ import pytest
 
 from cortex_tui.bench.corpus import distinct_statements
 from cortex_tui.embed.hashing import HashingEmbedder
-from cortex_tui.engine import service_link
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.engine.spool import Spool
+from cortex_tui.link import local_service
+from cortex_tui.link.spool import Spool
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import Cli, make_engine
@@ -230,14 +230,14 @@ def test_the_service_can_own_the_watch(tmp_path: Path) -> None:
             wait_for(lambda: _recalled(remote, "deploy bot name", "heron"), "the saved line")
         finally:
             remote.close()
-        status = service_link.call(home, "GET", "/v1/status")
+        status = local_service.call(home, "GET", "/v1/status")
         assert status["watching"] == [str(folder)] and status["watch_error"] is None
         shown = cortex(home, "serve", "--status", "--home", str(home))
         assert f"watching for sync: {folder}" in shown.stdout.splitlines()
         off = cortex(home, "watch", "--service", "--off")
         assert off.returncode == 0, off.stderr
         assert "watches nothing" in off.stdout
-        assert service_link.call(home, "GET", "/v1/status")["watching"] == []
+        assert local_service.call(home, "GET", "/v1/status")["watching"] == []
     finally:
         stop_service(home, service)
 
@@ -304,7 +304,7 @@ def test_changes_wait_in_the_spool_while_the_service_cannot_start(tmp_path: Path
         stored = _all(remote, MemoryFilter(source_prefix="sync:"))
         remote.close()
     finally:
-        service_link.stop(home, wait=30)
+        local_service.stop(home, wait=30)
     assert sorted(m["content"] for m in stored) == [
         "Backups run at 02:00.",
         "The VPN gateway is vpn2.",

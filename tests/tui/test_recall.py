@@ -14,7 +14,7 @@ from cortex_tui.models import MemoryDraft
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory
 from cortex_tui.tui.panes.recall import RecallPane
 from cortex_tui.tui.scenes import DEMO_QUERY, WHY_NOT_ID, settle
-from cortex_tui.tui.scoring import formula_total
+from cortex_tui.tui.score_text import formula_total
 
 from .conftest import AppFactory
 from .helpers import ask, plain

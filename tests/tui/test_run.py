@@ -12,7 +12,7 @@ import pytest
 from cortex_tui.config import load_settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.open import open_engine
-from cortex_tui.tui.bench import PseudoTerminal
+from cortex_tui.tui.latency import PseudoTerminal
 from cortex_tui.tui.run import MODELS_ENV, open_demo_engine, parse
 
 

@@ -13,7 +13,7 @@ from cortex_tui.tui.bars import bar
 from cortex_tui.tui.compare import compare
 from cortex_tui.tui.formatting import age, ago, one_line
 from cortex_tui.tui.preferences import load_preferences
-from cortex_tui.tui.scoring import formula_total, held_back
+from cortex_tui.tui.score_text import formula_total, held_back
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 

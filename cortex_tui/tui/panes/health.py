@@ -21,9 +21,9 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from cortex_tui.engine import service_link
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.engine.vitals import service_concerns
+from cortex_tui.link import local_service
+from cortex_tui.maintenance.vitals import service_concerns
 from cortex_tui.overview.models import Concern, HookFigures, Vitals
 from cortex_tui.tui.formatting import ago
 from cortex_tui.tui.panes.base import Pane, titled
@@ -168,7 +168,7 @@ class HealthPane(Pane):
         engine, home = self.engine, getattr(self.app, "home", None)
 
         def call() -> HealthView:
-            service = service_link.status(home) if isinstance(home, Path) else None
+            service = local_service.status(home) if isinstance(home, Path) else None
             return HealthView(engine.vitals(), service, engine.now())
 
         self.call_engine(call, self.show, name="health")

@@ -30,7 +30,7 @@ from cortex_tui.recall.request import RecallRequest
 from cortex_tui.tui.compare import Movement, compare, movement_content
 from cortex_tui.tui.panes.base import OpenHistory, Pane
 from cortex_tui.tui.panes.recall_tables import fill_compare, fill_results
-from cortex_tui.tui.scoring import result_detail, why_not_content
+from cortex_tui.tui.score_text import result_detail, why_not_content
 from cortex_tui.tui.widgets.weights import SaveProfile, WeightEditor, WeightsEdited
 
 LIMIT = 20

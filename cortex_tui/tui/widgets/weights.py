@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Static
 from cortex_tui.config import MAX_PRIOR_WEIGHT, RecallWeights
 from cortex_tui.signals import PRIOR_NAMES
 from cortex_tui.tui.colours import signal_variable
-from cortex_tui.tui.scoring import signal_label
+from cortex_tui.tui.score_text import signal_label
 
 
 class WeightsEdited(Message):

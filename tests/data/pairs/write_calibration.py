@@ -4,7 +4,7 @@ corpus, with the default model's cosine of each pair.
     python tests/data/pairs/write_calibration.py
 
 Writes `cortex_tui/embed/data/write-calibration.json`, which ships with the package:
-`engine/calibration.py` fits another embedding model's write-path thresholds on these
+`write/calibration.py` fits another embedding model's write-path thresholds on these
 labelled pairs. Only the development part is used, so the
 held-out pairs stay unseen by anything tuned on them.
 """

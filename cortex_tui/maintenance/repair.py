@@ -23,17 +23,17 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from cortex_tui.config import Settings
-from cortex_tui.engine.backup import (
+from cortex_tui.errors import StoreError
+from cortex_tui.maintenance.backup import (
     Progress,
     default_target,
     file_name,
     read_points,
     write_backup,
 )
-from cortex_tui.engine.reembed_sites import recover_interrupted
-from cortex_tui.engine.restore import restore_backup
-from cortex_tui.engine.transfer import dump_line, header_line
-from cortex_tui.errors import StoreError
+from cortex_tui.maintenance.reembed_sites import recover_interrupted
+from cortex_tui.maintenance.restore import restore_backup
+from cortex_tui.maintenance.transfer import dump_line, header_line
 from cortex_tui.models import Memory
 from cortex_tui.private import open_private
 from cortex_tui.store.base import StoredPoint, StoreMeta

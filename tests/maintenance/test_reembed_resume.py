@@ -18,7 +18,7 @@ from cortex_tui.config import Settings
 from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.engine.reembed import BATCH, reembed
+from cortex_tui.maintenance.reembed import BATCH, reembed
 from cortex_tui.models import Entity, MemoryDraft
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import NOW

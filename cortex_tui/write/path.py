@@ -23,7 +23,7 @@ meaning that states what it names as wrong is updated too.
 The judge's softer verdicts need the embeddings to agree: an announced change with no
 value seen to change is an update only from `change_threshold`, a paraphrase a
 restatement from `restate_threshold`, and one naming more from `elaborate_threshold`.
-Close calls may go to a pair model or an LLM (`engine/judging.py`).
+Close calls may go to a pair model or an LLM (`write/judging.py`).
 
 Every decision is kept with its reason (`Memory.decisions`): on the new version of an
 update, on the memory that joins a conflict group, on the memory a repeat or paraphrase
@@ -43,7 +43,6 @@ from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.curation import journal
 from cortex_tui.embed.base import Matrix
-from cortex_tui.engine.judging import Ruling, StatementBudget, WriteJudge
 from cortex_tui.models import (
     RULES_JUDGE,
     ConflictStatus,
@@ -55,6 +54,7 @@ from cortex_tui.models import (
     with_decision,
 )
 from cortex_tui.store.base import MemoryFilter, ScoredMemory, Store, WriteMemories
+from cortex_tui.write.judging import Ruling, StatementBudget, WriteJudge
 
 log = logging.getLogger(__name__)
 

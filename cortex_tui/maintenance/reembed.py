@@ -12,7 +12,7 @@ half-built store for another embedder is removed.
 With the embedder the store already has, it is a rebuild: the vectors are copied, not
 computed again, and everything the index derives is made anew — lexical vectors with
 today's tokenizer, each conversation memory's neighbour context, and the context and part
-vector slots a store made before them lacks (the parts embedded then: `engine/parts.py`).
+vector slots a store made before them lacks (the parts embedded then: `write/parts.py`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import get_args
 from cortex_tui.config import EmbedderConfig, EmbedderKind, PartsConfig, Settings, save_setting
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
-from cortex_tui.engine.neighbours import NeighbourIndex
-from cortex_tui.engine.parts import embed_parts, part_texts
-from cortex_tui.engine.reembed_sites import site_of
+from cortex_tui.maintenance.reembed_sites import site_of
 from cortex_tui.models import Memory
 from cortex_tui.store.base import MemoryFilter, Parts, Store, Vector
+from cortex_tui.write.neighbours import NeighbourIndex
+from cortex_tui.write.parts import embed_parts, part_texts
 
 BATCH = 128
 Progress = Callable[[int, int], None]

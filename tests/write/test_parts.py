@@ -18,10 +18,10 @@ from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.engine.parts import part_texts
-from cortex_tui.engine.reembed import reembed
+from cortex_tui.maintenance.reembed import reembed
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.write.parts import part_texts
 from tests.conftest import NOW, make_engine
 
 ASIDE = "By the way, I have started learning to play the cello on Sunday mornings."

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex_tui.engine.spool import Spool, TurnProgress, turn_key
 from cortex_tui.integrations.turns import drain_spool
+from cortex_tui.link.spool import Spool, TurnProgress, turn_key
 
 
 def entry(text: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.engine import service_link
+from cortex_tui.link import local_service
 
 Answer = Callable[[socket.socket], None]
 
@@ -22,7 +22,7 @@ def answering(home: Path, answer: Answer) -> Iterator[threading.Event]:
     """A one-request server on the home's socket that sends `answer` and then keeps the
     connection open until the event is set."""
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(service_link.socket_path(home))
+    server.bind(local_service.socket_path(home))
     server.listen(1)
     release = threading.Event()
 
@@ -44,7 +44,7 @@ def answering(home: Path, answer: Answer) -> Iterator[threading.Event]:
 
 
 def _call(home: Path) -> tuple[int, bytes]:
-    return service_link.call_raw(home, "POST", "/v1/hook/pre/raw", b"{}", timeout=3)
+    return local_service.call_raw(home, "POST", "/v1/hook/pre/raw", b"{}", timeout=3)
 
 
 def test_a_sized_answer_is_read_without_waiting_for_the_close(tmp_path: Path) -> None:
@@ -72,5 +72,5 @@ def test_an_answer_cut_short_is_no_answer(tmp_path: Path) -> None:
         connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\nhello")
         connection.shutdown(socket.SHUT_WR)
 
-    with answering(tmp_path, answer), pytest.raises(service_link.ServiceUnavailable):
+    with answering(tmp_path, answer), pytest.raises(local_service.ServiceUnavailable):
         _call(tmp_path)

@@ -37,8 +37,8 @@ from cortex_tui.embed.calibration import (
     remember,
     stored,
 )
-from cortex_tui.engine.judging import settle
 from cortex_tui.models import FOLDED_LABELS, WriteLabel
+from cortex_tui.write.judging import settle
 
 LOSES_A_CLAIM = 5
 """What a decision that loses a claim costs, against 1 for any other wrong decision:
@@ -111,13 +111,13 @@ def fit(embedder: Embedder) -> WriteCalibration:
 @lru_cache(maxsize=1)
 def judge_fingerprint() -> str:
     """What a fit depends on besides the model: the calibration set, the rules that
-    judge it (`capture/`), how the embeddings settle their verdicts (`engine/judging.py`),
+    judge it (`capture/`), how the embeddings settle their verdicts (`write/judging.py`),
     this fit and the default thresholds it starts from (`config.py`). Hashing their
     source costs about a millisecond and changes with any edit, so a calibration made
     by an older judge is never reused; a release that changes nothing here keeps it."""
     digest = hashlib.sha256(calibration_file().read_bytes())
     sources = [f for f in files("cortex_tui.capture").iterdir() if f.name.endswith(".py")]
-    sources += [files("cortex_tui.engine").joinpath(n) for n in ("judging.py", "calibration.py")]
+    sources += [files("cortex_tui.write").joinpath(n) for n in ("judging.py", "calibration.py")]
     sources.append(files("cortex_tui").joinpath("config.py"))
     for source in sorted(sources, key=lambda f: f.name):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())

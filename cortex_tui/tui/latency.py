@@ -1,4 +1,4 @@
-"""`python -m cortex_tui.tui.bench`: the TUI's latency budgets, measured.
+"""`python -m cortex_tui.tui.latency`: the TUI's latency budgets, measured.
 
 - first frame (`first-frame RUNS`, run by `cortex-tui bench --first-frame-runs`):
   `cortex-tui --demo`, and `cortex-tui` on an empty store with no service running,
@@ -47,9 +47,9 @@ from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import load_settings
 from cortex_tui.demo.loader import demo_now
-from cortex_tui.engine import service_link
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
+from cortex_tui.link import local_service
 from cortex_tui.models import Memory, MemoryType, Scope
 from cortex_tui.tui.run import MODELS_ENV
 
@@ -225,7 +225,7 @@ def _empty_store_session(env: dict[str, str], ready: bytes) -> tuple[float, floa
             return painted, terminal.wait_for(ready) - t0
         finally:
             terminal.close()
-            service_link.stop(home, wait=30)
+            local_service.stop(home, wait=30)
 
 
 def _seconds(paints: list[float], ready: list[float]) -> dict[str, float]:

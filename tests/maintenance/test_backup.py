@@ -13,11 +13,11 @@ import pytest
 
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings
-from cortex_tui.engine.backup import list_backups, read_info
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.engine.restore import restore_backup
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.maintenance.backup import list_backups, read_info
+from cortex_tui.maintenance.restore import restore_backup
 from cortex_tui.models import Entity, MemoryDraft, Relation
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter

@@ -9,8 +9,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cortex_tui.engine.checkup import Check, checkup
 from cortex_tui.engine.local import LocalEngine
+from cortex_tui.maintenance.checkup import Check, checkup
 from cortex_tui.models import MemoryDraft
 
 

@@ -2,7 +2,7 @@
 time, for the hooks, which must not load httpx (~150 ms) on every turn.
 
 Standard library only, imported when a hook finds its home sends memories to a server.
-Errors are `service_link`'s: `ServiceUnavailable` when the server could not be reached
+Errors are `local_service`'s: `ServiceUnavailable` when the server could not be reached
 or did not answer in time (the caller fails open, or keeps the turn in its spool), and
 `ServiceError` for an answer the server refused.
 """
@@ -13,7 +13,7 @@ import http.client
 import json
 from urllib.parse import urlsplit
 
-from cortex_tui.engine.service_link import ServiceUnavailable, answer_error
+from cortex_tui.link.local_service import ServiceUnavailable, answer_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

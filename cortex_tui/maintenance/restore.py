@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cortex_tui.config import Settings
-from cortex_tui.engine.backup import (
+from cortex_tui.errors import StoreDamagedError, StoreLockedError
+from cortex_tui.maintenance.backup import (
     BackupInfo,
     Progress,
     default_target,
@@ -27,8 +28,7 @@ from cortex_tui.engine.backup import (
     read_points,
     write_backup,
 )
-from cortex_tui.engine.reembed_sites import ServerSite, recover_interrupted, swap_folders
-from cortex_tui.errors import StoreDamagedError, StoreLockedError
+from cortex_tui.maintenance.reembed_sites import ServerSite, recover_interrupted, swap_folders
 from cortex_tui.store.base import Store, StoredPoint
 from cortex_tui.store.factory import open_store
 from cortex_tui.store.lock import StoreLock

@@ -53,7 +53,7 @@ class NeighbourIndex:
         vectors: Sequence[Vector],
         parts: Sequence[Parts] | None = None,
     ) -> None:
-        """Store memories with their context; `parts` (`engine/parts.py`) as given."""
+        """Store memories with their context; `parts` (`write/parts.py`) as given."""
         contexts = self.contexts(memories, vectors)
         self._store.upsert_memories(memories, vectors, contexts, parts)
 

@@ -16,14 +16,14 @@ from cortex_tui.capture.pair_model import PairModel
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import WritePathConfig, load_settings
 from cortex_tui.embed.base import Embedder
-from cortex_tui.engine.judging import WriteJudge
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.errors import ConfigError
 from cortex_tui.models import RULES_JUDGE, MemoryDraft, WriteAction
+from cortex_tui.write.judging import WriteJudge
 from tests.conftest import NOW, Cli
-from tests.engine.test_write_judge import GO_NOW, RUBY, TRAIN, TRAIN_AGAIN
-from tests.engine.tiny_pair_model import write_pair_model
+from tests.write.test_write_judge import GO_NOW, RUBY, TRAIN, TRAIN_AGAIN
+from tests.write.tiny_pair_model import write_pair_model
 
 NLI = ("entailment", "neutral", "contradiction")
 PRIYA = "Priya leads the platform team."

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.config import Settings
-from cortex_tui.engine.checkup import spool_check, spool_state
+from cortex_tui.maintenance.checkup import spool_check, spool_state
 from cortex_tui.overview.hook_log import first_stamp, hook_figures
 from cortex_tui.overview.models import Concern, HookFigures, Vitals
 from cortex_tui.overview.timeline import CAPTURE_SOURCES
@@ -125,7 +125,7 @@ def _llm(settings: Settings) -> str:
 
 
 def service_concerns(status: dict[str, Any] | None) -> list[Concern]:
-    """What the local service's status (`service_link.status`; None: nothing answers)
+    """What the local service's status (`local_service.status`; None: nothing answers)
     asks of the user."""
     if status is None:
         return [

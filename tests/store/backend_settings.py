@@ -1,6 +1,7 @@
-"""Settings for a home on either backend: the embedded store, or a Qdrant server (a real
-one when CORTEX_QDRANT_URL names it, else qdrant-client's in-process engine, one instance
-shared by every open: a `:memory:` client is otherwise new and empty each time)."""
+"""The `configure` fixture: settings for a home on either backend, the embedded store or
+a Qdrant server (a real one when CORTEX_QDRANT_URL names it, else qdrant-client's
+in-process engine, one instance shared by every open: a `:memory:` client is otherwise
+new and empty each time)."""
 
 from __future__ import annotations
 

@@ -18,9 +18,9 @@ from cortex_tui.capture.heuristic import extract_heuristic, unfit
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.embed.base import Matrix
-from cortex_tui.engine.write_path import NOTHING_RELATED
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.models import Candidate, MemoryDraft, WriteAction, WriteResult
+from cortex_tui.write.path import NOTHING_RELATED
 
 log = logging.getLogger(__name__)
 

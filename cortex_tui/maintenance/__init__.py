@@ -1,0 +1,1 @@
+"""Keeping a store safe: backups and restores, repair, re-embedding, checks, export."""
