@@ -23,7 +23,7 @@ from cortex_tui.curation.projects import ProjectNames
 from cortex_tui.curation.versions import version_chain
 from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.engine.limits import check_content, check_query, check_turn
-from cortex_tui.engine.requests import MAX_DAYS
+from cortex_tui.engine.protocol import MAX_DAYS
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
@@ -255,16 +255,16 @@ class LocalEngine:
         return matches[0]
 
     def list_memories(
-        self, flt: MemoryFilter, limit: int = 50, offset: str | None = None
+        self, filter: MemoryFilter, limit: int = 50, offset: str | None = None
     ) -> MemoryPage:
-        project = self.projects.resolve(flt.project)
-        if project != flt.project:
-            flt = flt.model_copy(update={"project": project})
-        memories, next_offset = self.store.scroll_memories(flt, limit, offset)
+        project = self.projects.resolve(filter.project)
+        if project != filter.project:
+            filter = filter.model_copy(update={"project": project})
+        memories, next_offset = self.store.scroll_memories(filter, limit, offset)
         return MemoryPage(
             memories=[self._shown(m) for m in memories],
             next_offset=next_offset,
-            total=self.store.count_memories(flt),
+            total=self.store.count_memories(filter),
         )
 
     def history(self, memory_id: str) -> list[Memory]:

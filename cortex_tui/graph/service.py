@@ -98,11 +98,11 @@ class GraphService:
 
     # --- reading ----------------------------------------------------------------------
 
-    def neighbourhood(self, entity_id: str, hops: int = 2) -> Neighbourhood:
-        """`entity_id` may also be an id prefix or a name (see `get`)."""
+    def neighbourhood(self, ref: str, hops: int = 2) -> Neighbourhood:
+        """`ref` may be an id, an id prefix or a name (see `get`)."""
         if hops < 0:
             raise InvalidInputError(f"hops must be 0 or more, got {hops}")
-        return self._shown_neighbourhood(neighbourhood(self._store, self.get(entity_id), hops))
+        return self._shown_neighbourhood(neighbourhood(self._store, self.get(ref), hops))
 
     def list_entities(
         self, type: EntityType | None = None, limit: int = 50, offset: int = 0
@@ -171,11 +171,11 @@ class GraphService:
 
     # --- curation ---------------------------------------------------------------------
 
-    def merge(self, source_id: str, into_id: str) -> Entity:
+    def merge(self, ref: str, into_id: str) -> Entity:
         """Fold `source` into `into` (ids, prefixes or names); returns the survivor.
         Journalled as "entity-merge": undo re-creates the source and puts back its
         relations and the links of the memories that mention it."""
-        source, into = self.get(source_id), self.get(into_id)
+        source, into = self.get(ref), self.get(into_id)
         if source.id == into.id:
             raise InvalidInputError(
                 f"{source.name!r} and {into.name!r} are the same entity; give two different ones"
@@ -194,11 +194,11 @@ class GraphService:
         self._on_change()
         return survivor
 
-    def add_alias(self, entity_id: str, alias: str) -> Entity:
+    def add_alias(self, ref: str, alias: str) -> Entity:
         """Another name for an entity; refused when it already names another entity
         (merge them instead). Adding an alias it already has changes nothing (and is not
         journalled); otherwise journalled as "entity-alias"."""
-        entity = self.get(entity_id)
+        entity = self.get(ref)
         key = normalise_name(alias)
         if not key:
             raise InvalidInputError("alias is empty; give a name with letters or digits")
@@ -218,11 +218,11 @@ class GraphService:
         self._on_change()
         return updated
 
-    def rename(self, entity_id: str, name: str) -> Entity:
+    def rename(self, ref: str, name: str) -> Entity:
         """Give an entity a new name; the old one stays as an alias, so memories that
         use it still resolve. The name vector is re-embedded. Journalled as
         "entity-rename" (with the old name's vector); the same name changes nothing."""
-        entity = self.get(entity_id)
+        entity = self.get(ref)
         new_name = name.strip()
         key = normalise_name(new_name)
         if not key:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cortex_tui.errors import InvalidInputError, NotFoundError
 from cortex_tui.models import Memory, MemoryDraft, MemoryStatus, WriteAction
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from cortex_tui.embed.base import Matrix
     from cortex_tui.engine.local import LocalEngine
     from cortex_tui.integrations.turns import Locked
+    from cortex_tui.link.spool_entries import FileChanges, FileOperation
     from cortex_tui.write.turns import CaptureProgress
 
 BATCH = 32
@@ -67,12 +68,12 @@ def source_prefix(source: str) -> str:
 
 def apply_file_changes(
     engine: LocalEngine,
-    changes: dict[str, Any],
+    changes: FileChanges,
     progress: CaptureProgress,
     locked: Locked,
 ) -> str:
     """Apply the spooled operations not applied yet; a one-line summary for the log."""
-    ops: list[dict[str, Any]] = list(changes.get("ops", []))
+    ops: list[FileOperation] = list(changes.get("ops", []))
     tally: Counter[str] = Counter()
     known: dict[str, Memory] | None = None
 
@@ -82,7 +83,7 @@ def apply_file_changes(
             continue
         batch = ops[start : start + BATCH]
 
-        def run_batch(batch: Sequence[dict[str, Any]] = batch) -> None:
+        def run_batch(batch: Sequence[FileOperation] = batch) -> None:
             nonlocal known
             if known is None:
                 known = _by_source(engine, ops)
@@ -99,7 +100,7 @@ def apply_file_changes(
     return f"{changes.get('file', '?')}: {said or 'nothing to do'}"
 
 
-def _by_source(engine: LocalEngine, ops: Sequence[dict[str, Any]]) -> dict[str, Memory]:
+def _by_source(engine: LocalEngine, ops: Sequence[FileOperation]) -> dict[str, Memory]:
     """The stored versions these operations name, by source (the current one when a
     source has several): looked up one by one for a few, else every memory read from
     the files they touch in one scroll (a long file's first pass)."""
@@ -115,7 +116,7 @@ def _by_source(engine: LocalEngine, ops: Sequence[dict[str, Any]]) -> dict[str, 
 
 
 def _apply(
-    engine: LocalEngine, op: dict[str, Any], known: dict[str, Memory], vector: Matrix | None
+    engine: LocalEngine, op: FileOperation, known: dict[str, Memory], vector: Matrix | None
 ) -> str:
     kind = op.get("op")
     if kind == RETIRE:

@@ -20,8 +20,8 @@ from cortex_tui.link.team_server import ENTRIES_PER_REQUEST, SPOOL_ENTRIES_ROUTE
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
 
+    from cortex_tui.link.spool_entries import DraftEntry, TurnEntry
     from cortex_tui.log_protocol import Log
 
 TURN_CHARS_SENT = 262_144
@@ -35,7 +35,7 @@ def deliver(home: Path, link: RemoteLink, deadline: float, log: Log) -> int:
     """Send the spool's turns and drafts, oldest first, until all are sent, the server
     is out of reach or `deadline` (monotonic) passes; how many the server took."""
     spool = Spool(home / "spool", log)
-    waiting = [_sendable(entry) for entry in spool.pending() if "text" in entry or "draft" in entry]
+    waiting = [_sendable(entry) for entry in spool.pending() if "changes" not in entry]
     sent = 0
     for batch in _batches(waiting):
         left = deadline - time.monotonic()
@@ -52,21 +52,26 @@ def deliver(home: Path, link: RemoteLink, deadline: float, log: Log) -> int:
     return sent
 
 
-def _sendable(entry: dict[str, Any]) -> dict[str, Any]:
+def _sendable(entry: TurnEntry | DraftEntry) -> TurnEntry | DraftEntry:
     """The entry as the server's route takes it (no local bookkeeping fields)."""
     if "draft" in entry:
         return {"key": entry["key"], "draft": entry["draft"], "at": entry["at"]}
-    fields = ("key", "project", "session_id", "at", "source")
-    sendable = {name: entry[name] for name in fields if entry.get(name) is not None}
-    sendable["text"] = fit_turn(entry["text"], TURN_CHARS_SENT)
+    sendable: TurnEntry = {
+        "key": entry["key"],
+        "text": fit_turn(entry["text"], TURN_CHARS_SENT),
+        "at": entry["at"],
+    }
+    for name in ("project", "session_id", "source"):
+        if entry.get(name) is not None:
+            sendable[name] = entry[name]
     return sendable
 
 
-def _batches(entries: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    batch: list[dict[str, Any]] = []
+def _batches(entries: list[TurnEntry | DraftEntry]) -> Iterator[list[TurnEntry | DraftEntry]]:
+    batch: list[TurnEntry | DraftEntry] = []
     size = 0
     for entry in entries:
-        weight = len(entry.get("text", "")) + len(str(entry.get("draft", "")))
+        weight = len(entry["text"]) if "text" in entry else len(str(entry["draft"]))
         if batch and (len(batch) == ENTRIES_PER_REQUEST or size + weight > BATCH_CHARS):
             yield batch
             batch, size = [], 0

@@ -31,12 +31,13 @@ if TYPE_CHECKING:
     from cortex_tui.engine.capture_batch import Hold
     from cortex_tui.engine.local import LocalEngine
     from cortex_tui.link.spool import TurnProgress
+    from cortex_tui.link.spool_entries import DraftEntry, DraftFields, SpoolEntry, TurnEntry
     from cortex_tui.log_protocol import Log
     from cortex_tui.write.turns import CaptureProgress, CaptureReport
 
-    CaptureTurn = Callable[[dict[str, Any], TurnProgress], str]
+    CaptureTurn = Callable[[SpoolEntry, TurnProgress], str]
     CaptureTurns = Callable[
-        [list[dict[str, Any]], list[TurnProgress]], Iterator[list[tuple[int, str | Exception]]]
+        [list[TurnEntry], list[TurnProgress]], Iterator[list[tuple[int, str | Exception]]]
     ]
     """Captures consecutive spooled turns together: yields (position, summary or
     failure) for each, a durable slice at a time."""
@@ -237,12 +238,12 @@ def turn_entry(
     source: str | None = None,
     *,
     redact: Redact | None = None,
-) -> dict[str, Any]:
+) -> TurnEntry:
     """A conversation turn as the spool holds it, keyed by session and text (the same
     turn spooled twice is one entry); `source` names where it was read, when not a hook
     (file sync's transcripts). The key is of the text as it came, so the service's
     redacted entry and a hook's own for the same Stop stay one entry."""
-    entry: dict[str, Any] = {
+    entry: TurnEntry = {
         "key": turn_key(session_id, text),
         "text": redact(text) if redact is not None else text,
         "project": project,
@@ -254,9 +255,11 @@ def turn_entry(
     return entry
 
 
-def entry_size(entry: dict[str, Any]) -> int:
+def entry_size(entry: SpoolEntry) -> int:
     """The work in a spooled entry: a file's statements, else one turn or draft."""
-    return len(entry.get("changes", {}).get("ops", [])) or 1
+    if "changes" in entry:
+        return len(entry["changes"]["ops"]) or 1
+    return 1
 
 
 TURN_BATCH = 32
@@ -283,7 +286,7 @@ def drain_spool(
     captured = 0
     failures: list[Exception] = []
 
-    def settle(item: dict[str, Any], outcome: str | Exception) -> bool:
+    def settle(item: SpoolEntry, outcome: str | Exception) -> bool:
         if isinstance(outcome, InvalidInputError):  # it would fail the same way for ever
             if redact is not None:
                 from cortex_tui.privacy.records import redact_strings
@@ -330,11 +333,11 @@ def drain_spool(
     return captured
 
 
-def _turn_run(pending: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+def _turn_run(pending: list[SpoolEntry], start: int) -> list[TurnEntry]:
     """The conversation turns from `start` on, up to the next draft or file change."""
-    run: list[dict[str, Any]] = []
+    run: list[TurnEntry] = []
     for item in pending[start : start + TURN_BATCH]:
-        if "changes" in item or "draft" in item:
+        if "text" not in item:
             break
         run.append(item)
     return run
@@ -345,7 +348,7 @@ def batch_capture(engine: LocalEngine, hold: Hold) -> CaptureTurns:
     from cortex_tui.engine.capture_batch import TurnToCapture, capture_turns
 
     def capture(
-        items: list[dict[str, Any]], progresses: list[TurnProgress]
+        items: list[TurnEntry], progresses: list[TurnProgress]
     ) -> Iterator[list[tuple[int, str | Exception]]]:
         turns = [
             TurnToCapture(
@@ -368,7 +371,7 @@ def batch_capture(engine: LocalEngine, hold: Hold) -> CaptureTurns:
 
 def capture_turn(
     engine: LocalEngine,
-    item: dict[str, Any],
+    item: SpoolEntry,
     progress: CaptureProgress,
     locked: Locked = lambda work: work(),
 ) -> str:
@@ -399,7 +402,7 @@ def capture_turn(
     return _summary(report)
 
 
-def _spooled_text(engine: LocalEngine, item: dict[str, Any]) -> str:
+def _spooled_text(engine: LocalEngine, item: TurnEntry) -> str:
     """A spooled turn's text within `limits.capture_chars`: it was acknowledged to an
     agent already, so a turn over the limit keeps its start and end instead of failing."""
     from cortex_tui.engine.limits import fit_turn
@@ -412,13 +415,14 @@ def _summary(report: CaptureReport) -> str:
     return "; ".join(said) or "nothing durable"
 
 
-def spool_draft(draft: dict[str, Any], home: Path, log: Log) -> str:
+def spool_draft(draft: DraftFields, home: Path, log: Log) -> str:
     """Put a memory to remember in the spool (fsynced); the next drain stores it. The
     key is the whole draft, the time it was said included, so a replay of the spool
     never stores it twice."""
     canonical = json.dumps(draft, sort_keys=True, ensure_ascii=False)
     key = "draft-" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
-    if Spool(home / "spool", log).append({"key": key, "draft": draft, "at": time.time()}):
+    entry: DraftEntry = {"key": key, "draft": draft, "at": time.time()}
+    if Spool(home / "spool", log).append(entry):
         log.info("spooled a draft to remember (%s)", key[6:14])
     return key
 

@@ -39,12 +39,15 @@ REFUSED = "refused.jsonl"
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-    from typing import Any
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, TypeGuard, TypeVar
 
+    from cortex_tui.link.spool_entries import CandidateFields, ProgressRecord, SpoolEntry
     from cortex_tui.log_protocol import Log
 
     Record = dict[str, Any]
+    """A line as parsed, before its shape is checked."""
+    Checked = TypeVar("Checked", SpoolEntry, ProgressRecord)
 
 
 def turn_key(session_id: str | None, text: str) -> str:
@@ -66,11 +69,11 @@ class Spool:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def append(self, entry: dict[str, Any]) -> bool:
+    def append(self, entry: SpoolEntry) -> bool:
         """Add an entry (it must carry a `key`); False when that key is already spooled."""
         return self.append_many([entry]) == 1
 
-    def append_many(self, entries: list[dict[str, Any]]) -> int:
+    def append_many(self, entries: Sequence[SpoolEntry]) -> int:
         """Add entries in order with one read and one fsync (file sync spools a whole
         backlog at once); those whose key is already spooled are left out. Returns how
         many were added."""
@@ -92,7 +95,7 @@ class Spool:
             return 0
         return sum(len(f.read_bytes().splitlines()) for f in folder.iterdir() if f.is_file())
 
-    def pending(self) -> list[dict[str, Any]]:
+    def pending(self) -> list[SpoolEntry]:
         with self._locked():
             done = self._done()
             return [e for e in self._entries() if e["key"] not in done]
@@ -138,7 +141,7 @@ class Spool:
             )
             return len(entries) - len(left)
 
-    def refuse(self, entry: dict[str, Any], reason: str) -> None:
+    def refuse(self, entry: SpoolEntry, reason: str) -> None:
         """Set aside an entry that can never be stored (too large for a limit set since
         it was spooled, say): kept with the reason in `quarantine/refused.jsonl`, then
         marked done, so it is neither lost nor retried for ever."""
@@ -176,15 +179,15 @@ class Spool:
     def progress(self, key: str) -> TurnProgress:
         return TurnProgress(self, key)
 
-    def _record_progress(self, record: dict[str, Any]) -> None:
+    def _record_progress(self, record: ProgressRecord) -> None:
         with self._locked():
             _append_line(self.folder / PROGRESS, json.dumps(record, ensure_ascii=False))
 
-    def _progress_of(self, key: str) -> list[dict[str, Any]]:
+    def _progress_of(self, key: str) -> list[ProgressRecord]:
         with self._locked():
             return [r for r in self._records(PROGRESS, _is_progress) if r["key"] == key]
 
-    def _entries(self) -> list[Record]:
+    def _entries(self) -> list[SpoolEntry]:
         return self._records(ENTRIES, _is_entry)
 
     def _done(self) -> set[str]:
@@ -194,14 +197,14 @@ class Spool:
             return set()
         return set(path.read_bytes().decode("ascii", errors="replace").split())
 
-    def _records(self, name: str, valid: Callable[[Record], bool]) -> list[Record]:
+    def _records(self, name: str, valid: Callable[[Record], TypeGuard[Checked]]) -> list[Checked]:
         """The file's valid records; any other line is quarantined (under the lock)."""
         path = self.folder / name
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             return []
-        records: list[Record] = []
+        records: list[Checked] = []
         kept: list[bytes] = []
         bad: list[bytes] = []
         for line in data.split(b"\n"):
@@ -243,20 +246,20 @@ class TurnProgress:
         self._spool = spool
         self._key = key
         records = spool._progress_of(key)
-        self._candidates: list[dict[str, Any]] | None = next(
-            (r["candidates"] for r in records if isinstance(r.get("candidates"), list)), None
+        self._candidates: list[CandidateFields] | None = next(
+            (r["candidates"] for r in records if "candidates" in r), None
         )
-        self._written = {r["written"] for r in records if isinstance(r.get("written"), int)}
+        self._written = {r["written"] for r in records if "written" in r}
 
     @property
     def written(self) -> int:
         """How many candidates (or, for a file's changes, batches) are written."""
         return len(self._written)
 
-    def saved_candidates(self) -> list[dict[str, Any]] | None:
+    def saved_candidates(self) -> list[CandidateFields] | None:
         return self._candidates
 
-    def save_candidates(self, candidates: list[dict[str, Any]]) -> None:
+    def save_candidates(self, candidates: list[CandidateFields]) -> None:
         self._spool._record_progress({"key": self._key, "candidates": candidates})
         self._candidates = candidates
 
@@ -276,7 +279,7 @@ def _parse(line: bytes) -> Record | None:
     return record if isinstance(record, dict) and isinstance(record.get("key"), str) else None
 
 
-def _is_entry(record: Record) -> bool:
+def _is_entry(record: Record) -> TypeGuard[SpoolEntry]:
     """A turn's text, a draft to remember, or a file's changes (file sync)."""
     return (
         isinstance(record.get("text"), str)
@@ -294,7 +297,7 @@ def _line_count(path: Path) -> int:
     return sum(1 for line in data.split(b"\n") if line.strip())
 
 
-def _is_progress(record: Record) -> bool:
+def _is_progress(record: Record) -> TypeGuard[ProgressRecord]:
     return isinstance(record.get("candidates"), list) or isinstance(record.get("written"), int)
 
 

@@ -2,5 +2,5 @@
 
 A surface beside `cli/`, `hooks/` and `server/`: it reaches the engine as they do (the
 local service when it runs or can be started, the calling process otherwise), and its
-tools are derived from the engine's operation declarations (`engine/operations.py`).
+tools are derived from the engine's operation declarations (`engine/protocol.py`).
 """

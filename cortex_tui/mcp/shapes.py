@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from cortex_tui.curation.groups import ConflictGroup
-from cortex_tui.engine.requests import Arguments
+from cortex_tui.engine.declaration import Arguments
 from cortex_tui.models import (
     Memory,
     MemoryDraft,

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from cortex_tui.engine import operations as ops
-from cortex_tui.engine.operations import Operation
-from cortex_tui.engine.protocol import Engine
+from cortex_tui.engine.declaration import Operation
+from cortex_tui.engine.operations import operation_of
+from cortex_tui.engine.protocol import Engine, EntityGraph
 from cortex_tui.errors import InvalidInputError, NotFoundError
 from cortex_tui.graph.views import Neighbourhood
 from cortex_tui.mcp.shapes import (
@@ -44,7 +44,7 @@ class ToolSpec:
     destructive: bool = False
 
 
-def _derived(operation: Operation[Any, Any], when: str, *, destructive: bool = False) -> ToolSpec:
+def _derived(operation: Operation, when: str, *, destructive: bool = False) -> ToolSpec:
     return ToolSpec(
         name=operation.name,
         arguments=operation.request,
@@ -54,6 +54,12 @@ def _derived(operation: Operation[Any, Any], when: str, *, destructive: bool = F
         read_only=not operation.may_write,
         destructive=destructive,
     )
+
+
+def _said(method: Callable[..., Any], *, lower: bool = False) -> str:
+    """An operation's description, to quote in a tool's own."""
+    description = operation_of(method).description
+    return description[0].lower() + description[1:] if lower else description
 
 
 def _remember(engine: Engine, arguments: RememberArguments) -> RememberAnswer:
@@ -110,7 +116,7 @@ REMEMBER = ToolSpec(
     description=(
         "Call when you learn something worth knowing in a later session: a decision, a "
         "preference, a rule, a fact about the code or the people. "
-        f"{ops.REMEMBER.description} Answers what was done and why."
+        f"{_said(Engine.remember)} Answers what was done and why."
     ),
     perform=_remember,
     read_only=False,
@@ -121,7 +127,7 @@ RECALL = ToolSpec(
     answer=RecallAnswer,
     description=(
         "Call before answering anything that earlier sessions may have settled (how things "
-        f"are done here, what was decided, who prefers what). {ops.RECALL.description} "
+        f"are done here, what was decided, who prefers what). {_said(Engine.recall)} "
         "Ask for the breakdown to see why each ranked where it did."
     ),
     perform=_recall,
@@ -145,7 +151,8 @@ LIST = ToolSpec(
     arguments=ListArguments,
     answer=MemoryPage,
     description=(
-        f"Call to browse what is remembered about a project, type or tag. {ops.LIST.description}"
+        "Call to browse what is remembered about a project, type or tag. "
+        f"{_said(Engine.list_memories)}"
     ),
     perform=_list,
     read_only=True,
@@ -156,7 +163,7 @@ ENTITIES = ToolSpec(
     answer=Neighbourhood,
     description=(
         "Call to see what is known around a person, project, service or tool: "
-        f"{ops.NEIGHBOURHOOD.description[0].lower()}{ops.NEIGHBOURHOOD.description[1:]}"
+        f"{_said(EntityGraph.neighbourhood, lower=True)}"
     ),
     perform=_entities,
     read_only=True,
@@ -167,7 +174,7 @@ CONFLICTS = ToolSpec(
     answer=ConflictsAnswer,
     description=(
         "Call when recall shows memories that contradict each other, or to review them. "
-        f"Lists {ops.CONFLICTS.description[0].lower()}{ops.CONFLICTS.description[1:-1]}; "
+        f"Lists {_said(Engine.conflicts, lower=True)[:-1]}; "
         "with an action, settles one group (keep one member, merge them, or dismiss) and "
         "answers what stays current and the groups still open."
     ),
@@ -179,19 +186,22 @@ TOOLS: tuple[ToolSpec, ...] = (
     REMEMBER,
     RECALL,
     SEARCH,
-    _derived(ops.GET, "Call to read one memory in full, e.g. a result of recall or search."),
     _derived(
-        ops.UPDATE,
+        operation_of(Engine.get),
+        "Call to read one memory in full, e.g. a result of recall or search.",
+    ),
+    _derived(
+        operation_of(Engine.update),
         "Call when a remembered fact changed or was wrong (not to add a new one).",
     ),
     _derived(
-        ops.FORGET,
+        operation_of(Engine.forget),
         "Call when a memory must no longer be recalled (wrong, obsolete, or private).",
         destructive=True,
     ),
     LIST,
-    _derived(ops.STATS, "Call to see how much is remembered and where."),
+    _derived(operation_of(Engine.stats), "Call to see how much is remembered and where."),
     ENTITIES,
     CONFLICTS,
-    _derived(ops.HISTORY, "Call to see how a fact changed over time."),
+    _derived(operation_of(Engine.history), "Call to see how a fact changed over time."),
 )

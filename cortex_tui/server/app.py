@@ -18,7 +18,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from cortex_tui import errors
-from cortex_tui.engine.operations import EXPORT, IMPORT
+from cortex_tui.engine.operations import EXPORT, operation_of
+from cortex_tui.engine.protocol import Engine
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
 from cortex_tui.integrations.turns import note_pre, plan_pre, query_chars_of
@@ -57,7 +58,7 @@ def build_app(service: Service, *, api_key: str | None = None, tenant: bool = Fa
     app.add_middleware(
         TextGuard,
         limit=service.settings.limits.request_bytes,
-        unlimited=(IMPORT.route.path,),
+        unlimited=(operation_of(Engine.import_lines).route.path,),
         unlimited_to=IMPORT_BODY_LIMIT,
         cleaning=(local_service.PRE_HOOK_ROUTE, local_service.POST_HOOK_ROUTE),
     )

@@ -20,7 +20,7 @@ from cortex_tui.models import Scope
 from cortex_tui.recall.merge import merge_recalls
 
 if TYPE_CHECKING:
-    from cortex_tui.engine.operations import Operation
+    from cortex_tui.engine.declaration import Operation
     from cortex_tui.server.service import Service
 
 NAMED_BY_ID = frozenset(
@@ -40,7 +40,7 @@ NAMED_BY_ID = frozenset(
 
 
 def perform_as_member(
-    own: Service, team: Service, member: str, operation: Operation[Any, Any], arguments: Any
+    own: Service, team: Service, member: str, operation: Operation, arguments: Any
 ) -> Any:
     name = operation.name
     if name == "remember":
@@ -63,7 +63,7 @@ def perform_as_member(
     return own.perform_here(operation, arguments)
 
 
-def _on(service: Service, member: str, operation: Operation[Any, Any], arguments: Any) -> Any:
+def _on(service: Service, member: str, operation: Operation, arguments: Any) -> Any:
     """On the member's own store, or on its team's as that member."""
     writer = member if service.engine.shared else None
     return service.perform_here(operation, arguments, writer=writer)

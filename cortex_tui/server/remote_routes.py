@@ -11,7 +11,7 @@ them as it captures its own hooks' turns.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import BackgroundTasks, FastAPI
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -22,6 +22,7 @@ from cortex_tui.errors import TooLargeError
 from cortex_tui.integrations.project import Project
 from cortex_tui.integrations.turns import CLAUDE_CONTEXT_CAP, PrePlan
 from cortex_tui.link.spool import Spool
+from cortex_tui.link.spool_entries import DraftEntry, SpoolEntry, TurnEntry
 from cortex_tui.link.team_server import (
     ENTRIES_PER_REQUEST,
     HOOK_CONTEXT_ROUTE,
@@ -104,20 +105,23 @@ def add_remote_routes(app: FastAPI, service: Service) -> None:
         while the tenant is at its memory quota (the sender keeps it for later)."""
         service.check_room()
         redact = service.engine.privacy.clean
-        entries: list[dict[str, Any]] = []
+        entries: list[SpoolEntry] = []
         refused: dict[str, str] = {}
         for entry in delivery.entries:
-            record = entry.model_dump(mode="json", exclude_none=True)
             if isinstance(entry, SpooledTurn):
-                record["text"] = redact(entry.text)
-            else:
-                try:
-                    check_content(entry.draft.content, service.settings.limits)
-                except TooLargeError as exc:
-                    refused[entry.key] = str(exc)
-                    continue
-                record["draft"] = redact_strings(record["draft"], redact)
-            entries.append(record)
+                turn = TurnEntry(key=entry.key, text=redact(entry.text), at=entry.at)
+                for name in ("project", "session_id", "source"):
+                    if (value := getattr(entry, name)) is not None:
+                        turn[name] = value
+                entries.append(turn)
+                continue
+            try:
+                check_content(entry.draft.content, service.settings.limits)
+            except TooLargeError as exc:
+                refused[entry.key] = str(exc)
+                continue
+            draft = redact_strings(entry.draft.model_dump(mode="json", exclude_none=True), redact)
+            entries.append(DraftEntry(key=entry.key, draft=draft, at=entry.at))
         if Spool(service.home / "spool", log).append_many(entries):
             service.request_drain()
         return SpoolReceipt(accepted=[entry["key"] for entry in entries], refused=refused)

@@ -1,4 +1,4 @@
-"""The service's engine routes, one per declared operation (`engine/operations.py`).
+"""The service's engine routes, one per declared operation (`engine/protocol.py`).
 
 Each route is given the signature FastAPI reads: the path fields as path parameters, the
 other fields as one query model (GET, DELETE) or one body model, so FastAPI validates
@@ -16,7 +16,8 @@ from fastapi import Body, FastAPI, Path, Query
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from cortex_tui.engine.operations import OPERATIONS, Operation
+from cortex_tui.engine.declaration import Operation
+from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.server.service import Service
 
@@ -37,7 +38,7 @@ def add_operation_routes(app: FastAPI, service: Service) -> None:
         )
 
 
-def _endpoint(operation: Operation[Any, Any], service: Service) -> Any:
+def _endpoint(operation: Operation, service: Service) -> Any:
     route = operation.route
     path_fields = route.path_fields
     part = _part_annotation(operation)
@@ -71,7 +72,7 @@ def _endpoint(operation: Operation[Any, Any], service: Service) -> Any:
     return endpoint
 
 
-def _confine(operation: Operation[Any, Any], arguments: BaseModel) -> None:
+def _confine(operation: Operation, arguments: BaseModel) -> None:
     named = [name for name in operation.server_files if getattr(arguments, name) is not None]
     if named:
         raise InvalidInputError(
@@ -80,7 +81,7 @@ def _confine(operation: Operation[Any, Any], arguments: BaseModel) -> None:
         )
 
 
-def _part_annotation(operation: Operation[Any, Any]) -> Any:
+def _part_annotation(operation: Operation) -> Any:
     """What arrives besides the path: a body or a query model, or nothing."""
     route = operation.route
     if route.body_field is not None:
@@ -103,5 +104,5 @@ def _part_annotation(operation: Operation[Any, Any]) -> Any:
     return Annotated[body, Body()]
 
 
-def _title(operation: Operation[Any, Any]) -> str:
+def _title(operation: Operation) -> str:
     return "".join(word.capitalize() for word in operation.name.split("_"))

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cortex_tui.config import Settings
+from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.operations import Operation
 from cortex_tui.engine.standing import standing_context
 from cortex_tui.errors import TooLargeError
 from cortex_tui.integrations.events import parse_event
@@ -36,6 +36,7 @@ from cortex_tui.integrations.turns import (
     spool_turn,
 )
 from cortex_tui.link.spool import Spool, TurnProgress
+from cortex_tui.link.spool_entries import SpoolEntry, TurnEntry
 from cortex_tui.recall.merge import merge_recalls
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background
@@ -129,7 +130,7 @@ class Service:
         with self._writers:
             return self._write_held(call, "write")
 
-    def perform(self, operation: Operation[Any, Any], arguments: Any) -> Any:
+    def perform(self, operation: Operation, arguments: Any) -> Any:
         """One declared operation, as a write or a read as it declares; for a member of a
         team, on its own store or its team's as the operation says (`membership.py`)."""
         if self.team is not None and self.tenant is not None:
@@ -138,9 +139,7 @@ class Service:
             return perform_as_member(self, self.team, self.tenant, operation, arguments)
         return self.perform_here(operation, arguments)
 
-    def perform_here(
-        self, operation: Operation[Any, Any], arguments: Any, writer: str | None = None
-    ) -> Any:
+    def perform_here(self, operation: Operation, arguments: Any, writer: str | None = None) -> Any:
         """`operation` on this service's own engine; `writer`: who is recorded as the
         author of what it writes (a member, on its team's store)."""
 
@@ -338,7 +337,7 @@ class Service:
                 time.sleep(1.0)
                 self._drain_wanted.set()
 
-    def _capture_one(self, item: dict[str, Any], progress: Any) -> str:
+    def _capture_one(self, item: SpoolEntry, progress: TurnProgress) -> str:
         if self._stopping.is_set():
             raise _Stopping
         summary = capture_turn(self.engine, item, progress, self.write)
@@ -346,7 +345,7 @@ class Service:
         return summary
 
     def _capture_turns(
-        self, items: list[dict[str, Any]], progresses: list[TurnProgress]
+        self, items: list[TurnEntry], progresses: list[TurnProgress]
     ) -> Iterator[list[tuple[int, str | Exception]]]:
         """Spooled turns captured together, counted as each durable slice is settled."""
         for settled in batch_capture(self.engine, _CaptureHold(self))(items, progresses):

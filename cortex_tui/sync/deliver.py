@@ -14,13 +14,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cortex_tui.config import Settings
 from cortex_tui.integrations.file_changes import BATCH
 from cortex_tui.integrations.turns import capture_turn, drain_spool, entry_size
 from cortex_tui.link import local_service
 from cortex_tui.link.spool import Spool, TurnProgress
+from cortex_tui.link.spool_entries import CandidateFields, SpoolEntry
 
 POLL = 0.05
 POLL_MAX = 0.5
@@ -115,7 +115,7 @@ def _drain_here(
     engine = open_engine(settings)
     done = 0
 
-    def capture(item: dict[str, Any], turn: TurnProgress) -> str:
+    def capture(item: SpoolEntry, turn: TurnProgress) -> str:
         nonlocal done
         counted = _Counting(turn, progress, done, operations) if "changes" in item else turn
         summary = capture_turn(engine, item, counted)
@@ -139,10 +139,10 @@ class _Counting:
         self._base = base
         self._total = total
 
-    def saved_candidates(self) -> list[dict[str, Any]] | None:
+    def saved_candidates(self) -> list[CandidateFields] | None:
         return self._inner.saved_candidates()
 
-    def save_candidates(self, candidates: list[dict[str, Any]]) -> None:
+    def save_candidates(self, candidates: list[CandidateFields]) -> None:
         self._inner.save_candidates(candidates)
 
     def is_written(self, index: int) -> bool:

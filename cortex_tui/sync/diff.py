@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from rapidfuzz import fuzz, process
 
 from cortex_tui.integrations.file_changes import ADD, EDIT, RETIRE
+from cortex_tui.link.spool_entries import DraftFields, FileOperation
 from cortex_tui.sync.notes import Note
 from cortex_tui.sync.state import TakenNote
 
@@ -27,13 +27,13 @@ EDIT_SIMILARITY = 60.0
 PAIRING_CELLS = 4_000_000
 """Above this many (vanished × fresh) pairs, pairing goes statement by statement."""
 
-Draft = Callable[[Note], dict[str, Any]]
+Draft = Callable[[Note], DraftFields]
 """A statement → the draft (as JSON) its memory is written from, its source included."""
 
 
 @dataclass
 class NotesDiff:
-    ops: list[dict[str, Any]] = field(default_factory=list)
+    ops: list[FileOperation] = field(default_factory=list)
     taken: list[TakenNote] = field(default_factory=list)
     added: int = 0
     edited: int = 0

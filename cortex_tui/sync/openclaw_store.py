@@ -29,6 +29,7 @@ from cortex_tui.integrations.file_changes import SOURCE_SCHEME
 from cortex_tui.integrations.openclaw.turns import OpenClawSession, turn_texts
 from cortex_tui.integrations.project import project_for, safe_name
 from cortex_tui.integrations.turns import turn_entry
+from cortex_tui.link.spool_entries import TurnEntry
 from cortex_tui.sync.files import Skipped
 from cortex_tui.sync.state import OpenClawStore, SessionTaken
 
@@ -38,7 +39,7 @@ Event = dict[str, Any]
 
 @dataclass
 class StoreRead:
-    entries: list[dict[str, Any]]
+    entries: list[TurnEntry]
     tracked: OpenClawStore
     last_messages: dict[str, Message] = field(default_factory=dict)
     """Each session's last message read: recorded as handed over once its turns are

@@ -38,6 +38,7 @@ from cortex_tui.integrations.file_changes import RETIRE, unit_source
 from cortex_tui.integrations.project import project_for
 from cortex_tui.integrations.turns import entry_size
 from cortex_tui.link.spool import Offsets, Spool
+from cortex_tui.link.spool_entries import DraftFields, FileOperation, SpoolEntry
 from cortex_tui.privacy.redactor import Redactor
 from cortex_tui.sync.diff import diff_notes
 from cortex_tui.sync.files import Kind, Skipped, check_transcript, kind_of, read_notes, walk
@@ -155,7 +156,7 @@ class _Pass:
         self.spool = Spool(home / "spool", log)
         self.offsets = Offsets(home / "spool" / "offsets")
         self.report = SyncReport()
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[SpoolEntry] = []
         self.seen: set[str] = set()
         self.transcripts_read: list[TranscriptFile] = []
         self.stores_read: list[StoreRead] = []
@@ -248,7 +249,7 @@ class _Pass:
         dated = _date_in(path.name)
         key = file_key(path)  # a renamed file's new statements are named by its new name
 
-        def draft(note: Note) -> dict[str, Any]:
+        def draft(note: Note) -> DraftFields:
             return _draft(note, key, project, dated)
 
         diff = diff_notes(tracked.notes, notes, draft)
@@ -373,7 +374,9 @@ class _Pass:
                 tracked = self._drop(name)
                 change = FileChange(_shown(Path(name)), tracked.kind, removed=True)
                 if isinstance(tracked, NotesFile) and tracked.notes:
-                    ops = [{"op": RETIRE, "was": t.source} for t in tracked.notes]
+                    ops: list[FileOperation] = [
+                        {"op": RETIRE, "was": t.source} for t in tracked.notes
+                    ]
                     change.retired = len(ops)
                     self._spool_changes(name, tracked.revision + 1, "gone", change.path, ops)
                 self.report.changes.append(change)
@@ -381,7 +384,7 @@ class _Pass:
     # --- spooling --------------------------------------------------------------------
 
     def _spool_changes(
-        self, name: str, revision: int, sha: str, shown: str, ops: list[dict[str, Any]]
+        self, name: str, revision: int, sha: str, shown: str, ops: list[FileOperation]
     ) -> None:
         digest = hashlib.sha256(f"{name}\0{revision}\0{sha}".encode()).hexdigest()[:32]
         self.pending.append(
@@ -411,9 +414,9 @@ class _Pass:
         self.stores_read = []
 
 
-def _draft(note: Note, key: str, project: str | None, dated: datetime | None) -> dict[str, Any]:
+def _draft(note: Note, key: str, project: str | None, dated: datetime | None) -> DraftFields:
     kind = note_type(note.headings)
-    draft: dict[str, Any] = {
+    draft: DraftFields = {
         "content": note.text,
         "tags": note_tags(note.headings),
         "project": project,

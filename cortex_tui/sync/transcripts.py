@@ -16,7 +16,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cortex_tui.capture.transcript import Turn, conversation_text, read_transcript_turns
 from cortex_tui.errors import InvalidInputError
@@ -24,6 +23,7 @@ from cortex_tui.integrations.file_changes import SOURCE_SCHEME
 from cortex_tui.integrations.project import project_for, safe_name
 from cortex_tui.integrations.turns import turn_entry
 from cortex_tui.link.spool import Offsets
+from cortex_tui.link.spool_entries import TurnEntry
 from cortex_tui.sync.files import Skipped
 from cortex_tui.sync.state import TranscriptFile
 from cortex_tui.untrusted.files import read_regular
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class TranscriptRead:
-    entries: list[dict[str, Any]]
+    entries: list[TurnEntry]
     tracked: TranscriptFile
     turns: int
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,6 +18,7 @@ from cortex_tui.capture.heuristic import extract_heuristic, unfit
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.embed.base import Matrix
+from cortex_tui.link.spool_entries import CandidateFields
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.models import Candidate, MemoryDraft, WriteAction, WriteResult
 from cortex_tui.write.path import NOTHING_RELATED
@@ -68,9 +69,9 @@ class CaptureProgress(Protocol):
     """Durable progress of one turn's capture, so a replay after a crash resumes it
     instead of writing it twice (the spool implements it)."""
 
-    def saved_candidates(self) -> list[dict[str, Any]] | None: ...
+    def saved_candidates(self) -> list[CandidateFields] | None: ...
 
-    def save_candidates(self, candidates: list[dict[str, Any]]) -> None: ...
+    def save_candidates(self, candidates: list[CandidateFields]) -> None: ...
 
     def is_written(self, index: int) -> bool: ...
 

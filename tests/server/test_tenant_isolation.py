@@ -39,9 +39,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from cortex_tui.config import RecallWeights
-from cortex_tui.engine import operations as ops
-from cortex_tui.engine import requests as rq
-from cortex_tui.engine.operations import OPERATIONS, Operation
+from cortex_tui.engine.declaration import Operation
+from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import CortexError, NotFoundError
 from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
@@ -289,87 +288,90 @@ def draft(me: Member, rng: random.Random) -> MemoryDraft:
     return MemoryDraft(content=me.own.fresh_text())
 
 
-def update(me: Member, others: list[Member], rng: random.Random) -> rq.UpdateRequest:
+def update(me: Member, others: list[Member], rng: random.Random) -> dict[str, Any]:
     target = memory_id(me, others, rng)
-    return rq.UpdateRequest(memory_id=target, content=me.holding(target).fresh_text())
+    return {"memory_id": target, "content": me.holding(target).fresh_text()}
 
 
-def merge(me: Member, others: list[Member], rng: random.Random) -> rq.MergeRequest:
+def merge(me: Member, others: list[Member], rng: random.Random) -> dict[str, Any]:
     group = group_id(me, others, rng)
     shared = me.team is not None and group in me.team.group_ids
     holdings = me.team if shared and me.team else me.own
-    return rq.MergeRequest(group_id=group, content=holdings.fresh_text())
+    return {"group_id": group, "content": holdings.fresh_text()}
 
 
-def listing(me: Member, rng: random.Random) -> rq.ListRequest:
+def listing(me: Member, rng: random.Random) -> dict[str, Any]:
     scopes = [Scope.TEAM] if rng.random() < 0.3 else None
-    return rq.ListRequest(
-        filter=MemoryFilter(current_only=False, statuses=None, scopes=scopes), limit=100
-    )
+    return {"filter": MemoryFilter(current_only=False, statuses=None, scopes=scopes), "limit": 100}
 
 
 Arguments = Callable[[Member, list[Member], random.Random], Any]
 
 ARGUMENTS: dict[str, Arguments] = {
-    "health": lambda me, others, rng: rq.HealthRequest(deep=rng.random() < 0.3),
-    "stats": lambda me, others, rng: rq.NoArguments(),
-    "activity": lambda me, others, rng: rq.ActivityRequest(days=30),
-    "memory_map": lambda me, others, rng: rq.MapRequest(
-        query=query(me, others, rng) if rng.random() < 0.5 else None, top_k=5
-    ),
-    "word_cloud": lambda me, others, rng: rq.WordsRequest(limit=40),
-    "timeline": lambda me, others, rng: rq.TimelineRequest(days=30),
-    "day": lambda me, others, rng: rq.DayRequest(day=date.today()),
-    "vitals": lambda me, others, rng: rq.NoArguments(),
+    "health": lambda me, others, rng: {"deep": rng.random() < 0.3},
+    "stats": lambda me, others, rng: {},
+    "activity": lambda me, others, rng: {"days": 30},
+    "memory_map": lambda me, others, rng: {
+        "query": query(me, others, rng) if rng.random() < 0.5 else None,
+        "top_k": 5,
+    },
+    "word_cloud": lambda me, others, rng: {"limit": 40},
+    "timeline": lambda me, others, rng: {"days": 30},
+    "day": lambda me, others, rng: {"day": date.today()},
+    "vitals": lambda me, others, rng: {},
     "recall": lambda me, others, rng: RecallRequest(query=query(me, others, rng)),
-    "explain": lambda me, others, rng: rq.ExplainRequest(
-        request=RecallRequest(query=query(me, others, rng)), memory_id=memory_id(me, others, rng)
-    ),
-    "get": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
-    "resolve_id": lambda me, others, rng: rq.IdPrefix(prefix=id_prefix(me, others, rng)),
+    "explain": lambda me, others, rng: {
+        "request": RecallRequest(query=query(me, others, rng)),
+        "memory_id": memory_id(me, others, rng),
+    },
+    "get": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+    "resolve_id": lambda me, others, rng: {"prefix": id_prefix(me, others, rng)},
     "list": lambda me, others, rng: listing(me, rng),
-    "history": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
-    "conflicts": lambda me, others, rng: rq.NoArguments(),
-    "profiles": lambda me, others, rng: rq.NoArguments(),
+    "history": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+    "conflicts": lambda me, others, rng: {},
+    "profiles": lambda me, others, rng: {},
     "remember": lambda me, others, rng: draft(me, rng),
-    "capture": lambda me, others, rng: rq.CaptureRequest(
-        text=f"user: We decided that {me.own.fresh_text()}.\nassistant: Noted."
-    ),
+    "capture": lambda me, others, rng: {
+        "text": f"user: We decided that {me.own.fresh_text()}.\nassistant: Noted."
+    },
     "update": update,
-    "forget": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
-    "purge": lambda me, others, rng: rq.NoArguments(),
-    "restore": lambda me, others, rng: rq.MemoryRef(memory_id=memory_id(me, others, rng)),
-    "resolve": lambda me, others, rng: rq.ResolveRequest(
-        group_id=group_id(me, others, rng), keep_id=memory_id(me, others, rng)
-    ),
+    "forget": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+    "purge": lambda me, others, rng: {},
+    "restore": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+    "resolve": lambda me, others, rng: {
+        "group_id": group_id(me, others, rng),
+        "keep_id": memory_id(me, others, rng),
+    },
     "merge": merge,
-    "dismiss": lambda me, others, rng: rq.GroupRef(group_id=group_id(me, others, rng)),
-    "undo": lambda me, others, rng: rq.UndoRequest(count=1),
-    "lifecycle": lambda me, others, rng: rq.LifecycleRequest(dry_run=rng.random() < 0.5),
-    "backup": lambda me, others, rng: rq.BackupRequest(),
-    "save_profile": lambda me, others, rng: rq.ProfileRequest(
-        name=me.own.mark(f"p{me.own.nonce}"), weights=RecallWeights()
-    ),
-    "import": lambda me, others, rng: rq.ImportRequest(lines=list(me.engine.export())[:3]),
-    "entities": lambda me, others, rng: rq.EntityListRequest(limit=100),
-    "search_entities": lambda me, others, rng: rq.EntitySearchRequest(
-        text=rng.choice(rng.choice([me.own, *(h for _, h in me.unreadable(others))]).entity_names)
-    ),
-    "entity": lambda me, others, rng: rq.EntityRef(ref=entity_ref(me, others, rng)),
-    "neighbourhood": lambda me, others, rng: rq.NeighbourhoodRequest(
-        ref=entity_ref(me, others, rng)
-    ),
-    "merge_entity": lambda me, others, rng: rq.EntityMergeRequest(
-        ref=entity_ref(me, others, rng), into_id=entity_ref(me, others, rng)
-    ),
-    "add_alias": lambda me, others, rng: rq.AliasRequest(
-        ref=entity_ref(me, others, rng),
-        alias=me.own.mark(f"Al{me.own.nonce}{rng.choice('xyz')}"),
-    ),
-    "rename_entity": lambda me, others, rng: rq.RenameRequest(
-        ref=entity_ref(me, others, rng),
-        name=me.own.mark(f"Ren{me.own.nonce}{rng.choice('xyz')}"),
-    ),
+    "dismiss": lambda me, others, rng: {"group_id": group_id(me, others, rng)},
+    "undo": lambda me, others, rng: {"count": 1},
+    "lifecycle": lambda me, others, rng: {"dry_run": rng.random() < 0.5},
+    "backup": lambda me, others, rng: {},
+    "save_profile": lambda me, others, rng: {
+        "name": me.own.mark(f"p{me.own.nonce}"),
+        "weights": RecallWeights(),
+    },
+    "import": lambda me, others, rng: {"lines": list(me.engine.export())[:3]},
+    "entities": lambda me, others, rng: {"limit": 100},
+    "search_entities": lambda me, others, rng: {
+        "text": rng.choice(
+            rng.choice([me.own, *(h for _, h in me.unreadable(others))]).entity_names
+        )
+    },
+    "entity": lambda me, others, rng: {"ref": entity_ref(me, others, rng)},
+    "neighbourhood": lambda me, others, rng: {"ref": entity_ref(me, others, rng)},
+    "merge_entity": lambda me, others, rng: {
+        "ref": entity_ref(me, others, rng),
+        "into_id": entity_ref(me, others, rng),
+    },
+    "add_alias": lambda me, others, rng: {
+        "ref": entity_ref(me, others, rng),
+        "alias": me.own.mark(f"Al{me.own.nonce}{rng.choice('xyz')}"),
+    },
+    "rename_entity": lambda me, others, rng: {
+        "ref": entity_ref(me, others, rng),
+        "name": me.own.mark(f"Ren{me.own.nonce}{rng.choice('xyz')}"),
+    },
 }
 
 
@@ -432,13 +434,12 @@ def step(site: Site, name: str, me: Member, others: list[Member], rng: random.Ra
         entry = {"key": key, "text": text, "at": time.time(), "session_id": "s"}
         me.client.post(SPOOL_ENTRIES_ROUTE, json={"entries": [entry]})
     else:
-        operation = getattr(ops, name.upper(), None) or next(
-            candidate for candidate in OPERATIONS if candidate.name == name
-        )
-        call(operation, ARGUMENTS[name](me, others, rng), me, others)
+        operation = next(candidate for candidate in OPERATIONS if candidate.name == name)
+        arguments = operation.request.model_validate(ARGUMENTS[name](me, others, rng))
+        call(operation, arguments, me, others)
 
 
-def call(operation: Operation[Any, Any], arguments: Any, me: Member, others: list[Member]) -> None:
+def call(operation: Operation, arguments: Any, me: Member, others: list[Member]) -> None:
     theirs = {*foreign(me, others, "memory"), *foreign(me, others, "entity")}
     named = {
         value
@@ -447,7 +448,7 @@ def call(operation: Operation[Any, Any], arguments: Any, me: Member, others: lis
     }
     CAMPAIGN.foreign_ids += bool(named)
     try:
-        operation.perform(me.engine, arguments)  # type: ignore[arg-type]
+        operation.perform(me.engine, arguments)
     except NotFoundError:
         return
     except CortexError as refusal:
@@ -484,7 +485,7 @@ def through_mcp(
 
 
 def as_for_no_such_id(
-    operation: Operation[Any, Any],
+    operation: Operation,
     arguments: Any,
     named: set[str],
     me: Member,
@@ -499,7 +500,7 @@ def as_for_no_such_id(
         update={key: stand_ins[value] for key, value in fields.items() if value in stand_ins}
     )
     with pytest.raises(CortexError) as caught:
-        operation.perform(me.engine, nowhere)  # type: ignore[arg-type]
+        operation.perform(me.engine, nowhere)
 
     def masked(text: str, ids: Iterable[str]) -> str:
         for ident in ids:
