@@ -282,14 +282,14 @@ async def _refresh_times(engine: LocalEngine) -> list[float]:
         await settle(pilot)
         pane = app.query_one(RecallPane)
         field = app.query_one("#recall-query", Input)
-        shown = pane._show_outcome
+        shown = pane.show_outcome
         done: list[float] = []
 
         def timed(outcome: Any) -> None:
             shown(outcome)  # the tables and the breakdown are rebuilt here
             done.append(time.perf_counter())
 
-        pane._show_outcome = timed  # type: ignore[method-assign]
+        pane.show_outcome = timed  # type: ignore[method-assign]
         for query in ["warm up", *QUERIES]:
             field.focus()
             field.value = query

@@ -8,10 +8,10 @@ from textual.widgets import OptionList, TextArea
 from cortex_tui.demo.loader import demo_id
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import ConflictStatus, MemoryDraft
-from cortex_tui.tui.panes.base import OpenHistory, StoreChanged
-from cortex_tui.tui.panes.conflicts import ConflictsPane
+from cortex_tui.tui.panes.base import OpenHistory, StoreChanged, Written
+from cortex_tui.tui.panes.conflicts import ConflictsLoaded, ConflictsPane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
-from tests.tui.helpers import keep_second_member
+from tests.tui.helpers import Posted, keep_second_member
 from tests.tui.pane_harness import PaneApp, settle
 
 pytestmark = pytest.mark.anyio
@@ -156,3 +156,20 @@ def _mark_conflict(engine: LocalEngine, a: str, b: str) -> None:
             ),
         ]
     )
+
+
+async def test_the_groups_and_each_decision_arrive_as_typed_answers(
+    demo_engine: LocalEngine,
+) -> None:
+    group_id, (_, newer) = _first_group(demo_engine)
+    posted = Posted()
+    app = _app(demo_engine)
+    async with app.run_test(size=SIZE, message_hook=posted) as pilot:
+        await settle(pilot)
+        (loaded,) = posted.of(ConflictsLoaded)
+        assert [g.id for g in loaded.result.groups] == [g.id for g in demo_engine.conflicts()]
+        await keep_second_member(pilot)
+        (written,) = posted.of(Written)
+        assert written.summary == f"Kept {demo_engine.get(newer).short_id}; others retired"
+        reloaded = posted.of(ConflictsLoaded)[-1]
+        assert group_id not in [g.id for g in reloaded.result.groups]

@@ -8,11 +8,19 @@ from textual.widgets import DataTable, OptionList
 from cortex_tui.demo.loader import demo_id
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import MemoryDraft, WriteAction
-from cortex_tui.tui.panes.history import HistoryPane, chain_heads
+from cortex_tui.tui.panes.base import Written
+from cortex_tui.tui.panes.history import (
+    ChainLoaded,
+    HeadsLoaded,
+    HistoryPane,
+    Restored,
+    chain_heads,
+)
 from cortex_tui.tui.panes.memories import MemoriesPane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.word_diff import word_diff
 from tests.tui.conftest import AppFactory
+from tests.tui.helpers import Posted
 from tests.tui.pane_harness import PaneApp, settle
 
 pytestmark = pytest.mark.anyio
@@ -183,3 +191,23 @@ async def test_a_supersession_shows_its_reason_and_undo_names_it(
         await settle(pilot)
         said = [n.message for n in app._notifications]
         assert f"Undid capture:supersede (superseded: {new.reason})" in said
+
+
+async def test_chains_and_a_restore_arrive_as_typed_answers(demo_engine: LocalEngine) -> None:
+    posted = Posted()
+    app = PaneApp(HistoryPane(demo_engine))
+    async with app.run_test(size=SIZE, message_hook=posted) as pilot:
+        await settle(pilot)
+        (heads,) = posted.of(HeadsLoaded)
+        assert [m.id for m in heads.result.heads] == [m.id for m in chain_heads(demo_engine)]
+        chain = posted.of(ChainLoaded)[-1]
+        assert [m.id for m in chain.result.versions] == RATE_LIMIT
+        app.query_one("#history-versions", OptionList).focus()
+        await pilot.press("end", "r", "y")
+        await settle(pilot)
+        (restored,) = posted.of(Restored)
+        assert restored.result.is_current
+        assert restored.result.supersedes_id == RATE_LIMIT[-1]
+        assert [w.summary for w in posted.of(Written)] == [
+            f"Restored as {restored.result.short_id}"
+        ]

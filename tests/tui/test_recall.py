@@ -12,12 +12,12 @@ from textual.widgets import DataTable, Input, Select
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import MemoryDraft
 from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory
-from cortex_tui.tui.panes.recall import RecallPane
+from cortex_tui.tui.panes.recall import ExplanationReady, OptionsLoaded, RecallDone, RecallPane
 from cortex_tui.tui.scenes import DEMO_QUERY, WHY_NOT_ID, settle
 from cortex_tui.tui.score_text import formula_total
 
 from .conftest import AppFactory
-from .helpers import ask, plain
+from .helpers import Posted, ask, plain
 
 SIZE = (120, 36)
 pytestmark = pytest.mark.anyio
@@ -169,3 +169,25 @@ async def test_memory_text_with_brackets_displays_intact(
         table.move_cursor(row=rank - 1)
         await settle(pilot)
         assert content in plain(pilot, "#recall-breakdown")
+
+
+async def test_a_query_and_a_why_not_arrive_as_typed_answers(
+    onnx_app: AppFactory, onnx_demo_engine: LocalEngine
+) -> None:
+    posted = Posted()
+    app = onnx_app()
+    async with app.run_test(size=SIZE, message_hook=posted) as pilot:
+        await ask(pilot, DEMO_QUERY)
+        (done,) = posted.of(RecallDone)
+        pane = app.query_one(RecallPane)
+        assert done.result.a is pane.response and done.result.b is None
+        engine_ranking = onnx_demo_engine.recall(pane.request(DEMO_QUERY, "default", None))
+        assert [r.memory.id for r in done.result.a.results] == [
+            r.memory.id for r in engine_ranking.results
+        ]
+        assert posted.of(OptionsLoaded)[0].result.profiles.keys() >= {"default"}
+        pane.why_not(WHY_NOT_ID)
+        await settle(pilot)
+        (explained,) = posted.of(ExplanationReady)
+        assert explained.result.memory.id.startswith(WHY_NOT_ID)
+        assert pane.explanation is explained.result

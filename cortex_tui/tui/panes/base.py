@@ -1,16 +1,19 @@
 """What every pane shares: the engine, engine calls off the UI thread, and navigation.
 
 Panes never call the engine on the UI thread: `call_engine` runs the call in a thread
-worker and delivers the result back on the UI thread, or a notification with the
-reason when the engine refuses (a `CortexError` carries a one-line, user-facing fix).
-Panes talk to each other only through the messages below, which the app routes.
+worker and posts its answer to the pane as a typed message (an `Answered` subclass each
+pane names, handled with `@on`; `Written` for a curation step done), or a notification
+with the reason when the engine refuses (a `CortexError` carries a one-line, user-facing
+fix). A test observes the answers with `run_test(message_hook=...)`. Panes talk to each
+other only through the messages below, which the app routes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
+from textual import on
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
@@ -19,6 +22,7 @@ from textual.worker import Worker, get_current_worker
 
 from cortex_tui.engine.deferred import DeferredEngine
 from cortex_tui.errors import CortexError, StoreDamagedError
+from cortex_tui.tui.formatting import undone_summary
 
 if TYPE_CHECKING:
     from cortex_tui.engine.protocol import Engine
@@ -63,6 +67,24 @@ class StoreChanged(Message):
     """Something was written (a resolve, an edit, an undo): panes showing data reload."""
 
 
+class Answered(Message, Generic[T], bubble=False):
+    """What an engine call answered, posted to the pane that asked; each pane names its
+    kinds of answer as subclasses (`RecallDone`, `ConflictsLoaded`, ...)."""
+
+    def __init__(self, result: T) -> None:
+        super().__init__()
+        self.result = result
+
+
+class Written(Message, bubble=False):
+    """A curation step a pane asked for is done; `summary` says what changed. The pane
+    says so and every pane showing data reloads (`StoreChanged`)."""
+
+    def __init__(self, summary: str) -> None:
+        super().__init__()
+        self.summary = summary
+
+
 class Pane(Vertical):
     """One mode of the app. Subclasses set `pane_id`, `title` and `key` (a number key),
     and `purpose`: what the pane shows once there is memory (the first-run guide that
@@ -96,12 +118,13 @@ class Pane(Vertical):
     def call_engine(
         self,
         call: Callable[[], T],
-        done: Callable[[T], None],
+        answer: Callable[[T], Message],
         *,
         name: str,
         exclusive: bool = True,
     ) -> Worker[None]:
-        """Run `call` in a thread worker; `done(result)` then runs on the UI thread.
+        """Run `call` in a thread worker; `answer(result)`, a message, is then posted to
+        this pane.
 
         `exclusive` cancels an older call of the same `name` (a stale recall must not
         overwrite a newer one). A `CortexError` becomes an error notification; anything
@@ -119,9 +142,23 @@ class Pane(Vertical):
                     self.app.call_from_thread(self._report, exc, name)
                 return
             if not get_current_worker().is_cancelled:
-                self.app.call_from_thread(done, result)
+                self.app.call_from_thread(lambda: self.post_message(answer(result)))
 
         return self.run_worker(job, name=name, group=name, thread=True, exclusive=exclusive)
+
+    def undo_last(self) -> None:
+        """Undo the last curation step, whichever pane took it, and say what it was."""
+        engine = self.engine
+        self.call_engine(
+            lambda: engine.undo(1),
+            lambda undone: Written(undone_summary(undone)),
+            name=f"{self.pane_id}.undo",
+        )
+
+    @on(Written)
+    def _written(self, message: Written) -> None:
+        self.notify(message.summary, title=self.title)
+        self.post_message(StoreChanged())
 
     def _report(self, exc: Exception, name: str) -> None:
         if isinstance(self.engine, DeferredEngine) and self.engine.failure() is exc:

@@ -25,9 +25,8 @@ from textual.widgets.option_list import Option
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, WriteAction
-from cortex_tui.store.base import JournalEntry
-from cortex_tui.tui.formatting import age, one_line, undone_summary
-from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged, titled
+from cortex_tui.tui.formatting import age, one_line
+from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, Written, titled
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.decision import decision_line
 from cortex_tui.tui.widgets.text_edit import EditTextModal
@@ -41,6 +40,10 @@ class ConflictsView:
 
     groups: list[ConflictGroup]
     now: datetime
+
+
+class ConflictsLoaded(Answered[ConflictsView]):
+    """The conflict groups waiting for a decision."""
 
 
 def group_prompt(group: ConflictGroup, now: datetime) -> Content:
@@ -135,11 +138,15 @@ class ConflictsPane(Pane):
     def reload(self) -> None:
         engine = self.engine
         self.call_engine(
-            lambda: ConflictsView(engine.conflicts(), engine.now()), self.show, name="conflicts"
+            lambda: ConflictsView(engine.conflicts(), engine.now()),
+            ConflictsLoaded,
+            name="conflicts",
         )
 
-    def show(self, view: ConflictsView) -> None:
+    @on(ConflictsLoaded)
+    def _show(self, message: ConflictsLoaded) -> None:
         """Render the groups, keeping the selected group (or its position) across reloads."""
+        view = message.result
         previous = self._selected_group
         old_index = next((i for i, g in enumerate(self._groups) if g.id == previous), 0)
         self._groups, self._now = view.groups, view.now
@@ -214,7 +221,7 @@ class ConflictsPane(Pane):
             if yes:
                 self.call_engine(
                     lambda: engine.resolve(group.id, kept.id),
-                    lambda memory: self._written(f"Kept {memory.short_id}; others retired"),
+                    lambda memory: Written(f"Kept {memory.short_id}; others retired"),
                     name="conflicts.keep",
                 )
 
@@ -235,7 +242,7 @@ class ConflictsPane(Pane):
             if yes:
                 self.call_engine(
                     lambda: engine.merge(group.id, text),
-                    lambda memory: self._written(f"Merged into {memory.short_id}"),
+                    lambda memory: Written(f"Merged into {memory.short_id}"),
                     name="conflicts.merge",
                 )
 
@@ -277,7 +284,7 @@ class ConflictsPane(Pane):
             if yes:
                 self.call_engine(
                     lambda: engine.dismiss(group.id),
-                    lambda _: self._written("Dismissed; the members stay current"),
+                    lambda _: Written("Dismissed; the members stay current"),
                     name="conflicts.dismiss",
                 )
 
@@ -285,11 +292,7 @@ class ConflictsPane(Pane):
 
     def action_undo(self) -> None:
         """Undo the last curation action (a keep, merge or dismiss, or any other)."""
-        engine = self.engine
-        self.call_engine(lambda: engine.undo(1), self._undone, name="conflicts.undo")
-
-    def _undone(self, entries: list[JournalEntry]) -> None:
-        self._written(undone_summary(entries))
+        self.undo_last()
 
     def action_history(self) -> None:
         member = self.selected_member
@@ -300,7 +303,3 @@ class ConflictsPane(Pane):
 
     def action_reload(self) -> None:
         self.reload()
-
-    def _written(self, summary: str) -> None:
-        self.notify(summary, title="Conflicts")
-        self.post_message(StoreChanged())

@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 
@@ -29,7 +30,7 @@ from cortex_tui.graph.views import EntityMatch, Neighbourhood, NeighbourNode
 from cortex_tui.models import Entity, Memory
 from cortex_tui.store.base import JournalEntry
 from cortex_tui.tui.formatting import age, undone_summary
-from cortex_tui.tui.panes.base import OpenHistory, Pane, StoreChanged, titled
+from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, Written, titled
 from cortex_tui.tui.widgets.choice import ChoiceModal
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.neighbour_tree import NeighbourTree, TreeItem
@@ -72,6 +73,38 @@ def memory_prompt(memory: Memory, now: datetime) -> Content:
         "\n",
         Content(memory.content),
     )
+
+
+class MatchesFound(Answered[list[EntityMatch]]):
+    """Entities matching the search (or the most mentioned, for an empty one)."""
+
+
+class NeighbourhoodLoaded(Answered[GraphView]):
+    """The centre entity's neighbourhood."""
+
+
+class GraphUndone(Answered[Undone]):
+    """A curation step undone, and what is left of the walk."""
+
+
+class MergeCandidates(Message, bubble=False):
+    """The entities `source` may be folded into."""
+
+    def __init__(self, source: Entity, matches: list[EntityMatch]) -> None:
+        super().__init__()
+        self.source = source
+        self.matches = matches
+
+
+class EntityChanged(Message, bubble=False):
+    """An entity renamed or merged: `before` is now `after` (for a merge, the
+    entity it was folded into); `summary` says so."""
+
+    def __init__(self, before: Entity, after: Entity, summary: str) -> None:
+        super().__init__()
+        self.before = before
+        self.after = after
+        self.summary = summary
 
 
 class GraphPane(Pane):
@@ -139,7 +172,7 @@ class GraphPane(Pane):
         if text.strip():
             self.call_engine(
                 lambda: graph.search(text, limit=SEARCH_LIMIT),
-                self._show_matches,
+                MatchesFound,
                 name="graph.search",
             )
         else:
@@ -148,11 +181,13 @@ class GraphPane(Pane):
                     EntityMatch(entity=e, score=100.0, matched=e.name)
                     for e in graph.list_entities(limit=LIST_LIMIT).entities
                 ],
-                self._show_matches,
+                MatchesFound,
                 name="graph.search",
             )
 
-    def _show_matches(self, matches: list[EntityMatch]) -> None:
+    @on(MatchesFound)
+    def _show_matches(self, message: MatchesFound) -> None:
+        matches = message.result
         self._matches = matches
         options = self.query_one("#graph-matches", OptionList)
         options.set_options(
@@ -175,11 +210,13 @@ class GraphPane(Pane):
         engine = self.engine
         self.call_engine(
             lambda: GraphView(engine.graph.neighbourhood(entity_id, hops=HOPS), engine.now()),
-            self._show_hood,
+            NeighbourhoodLoaded,
             name="graph.hood",
         )
 
-    def _show_hood(self, view: GraphView) -> None:
+    @on(NeighbourhoodLoaded)
+    def _show_hood(self, message: NeighbourhoodLoaded) -> None:
+        view = message.result
         self._hood, self._now = view.hood, view.now
         if self._trail:
             self._trail[-1] = view.hood.center
@@ -277,7 +314,7 @@ class GraphPane(Pane):
             if alias:
                 self.call_engine(
                     lambda: graph.add_alias(entity.id, alias),
-                    lambda e: self._written(f"{e.name} is also called {alias}"),
+                    lambda e: Written(f"{e.name} is also called {alias}"),
                     name="graph.alias",
                 )
 
@@ -296,7 +333,7 @@ class GraphPane(Pane):
             if name and name != entity.name:
                 self.call_engine(
                     lambda: graph.rename(entity.id, name),
-                    lambda e: self._renamed(entity, e),
+                    lambda e: EntityChanged(entity, e, f"Renamed {entity.name} to {e.name}"),
                     name="graph.rename",
                 )
 
@@ -309,9 +346,15 @@ class GraphPane(Pane):
             answered,
         )
 
-    def _renamed(self, before: Entity, after: Entity) -> None:
-        self._trail = [after if e.id == after.id else e for e in self._trail]
-        self._written(f"Renamed {before.name} to {after.name}")
+    @on(EntityChanged)
+    def _entity_changed(self, message: EntityChanged) -> None:
+        before, after = message.before, message.after
+        if before.id == after.id:  # renamed
+            self._trail = [after if e.id == after.id else e for e in self._trail]
+        else:  # merged: the walk goes on from the entity it became
+            self._trail = [e for e in self._trail if e.id != before.id]
+            self.centre_on(after)
+        self.post_message(Written(message.summary))
 
     def action_merge_into(self) -> None:
         """Fold the selected entity into another one, chosen by a fuzzy search."""
@@ -320,41 +363,12 @@ class GraphPane(Pane):
             return
         graph = self.engine.graph
 
-        def chosen(target_id: str | None, matches: list[EntityMatch]) -> None:
-            target = next((m.entity for m in matches if m.entity.id == target_id), None)
-            if target is None:
-                return
-            body = Content.assemble(
-                ("Merge ", "bold"),
-                (source.name, "bold $accent"),
-                (" into ", "bold"),
-                (target.name, "bold $accent"),
-                f"\n\n{source.name} becomes an alias of {target.name}; its "
-                f"{len(source.memory_ids)} mentions and its relations move to "
-                f"{target.name}.\nu undoes the merge.",
-            )
-            self.app.push_screen(
-                ConfirmModal("Merge entities?", body, confirm="Merge"),
-                lambda yes: self._merge(source, target) if yes else None,
-            )
-
-        def found(matches: list[EntityMatch]) -> None:
-            candidates = [m for m in matches if m.entity.id != source.id]
-            if not candidates:
-                self.notify("No other entity matches that name.", severity="warning")
-                return
-            self.app.push_screen(
-                ChoiceModal(
-                    f"Merge {source.name} into…",
-                    [(m.entity.id, match_prompt(m.entity, m.matched)) for m in candidates],
-                ),
-                lambda target_id: chosen(target_id, candidates),
-            )
-
         def asked(text: str | None) -> None:
             if text:
                 self.call_engine(
-                    lambda: graph.search(text, limit=SEARCH_LIMIT), found, name="graph.merge.search"
+                    lambda: graph.search(text, limit=SEARCH_LIMIT),
+                    lambda matches: MergeCandidates(source, matches),
+                    name="graph.merge.search",
                 )
 
         self.app.push_screen(
@@ -364,15 +378,50 @@ class GraphPane(Pane):
             asked,
         )
 
+    @on(MergeCandidates)
+    def _choose_merge_target(self, message: MergeCandidates) -> None:
+        source = message.source
+        candidates = [m for m in message.matches if m.entity.id != source.id]
+        if not candidates:
+            self.notify("No other entity matches that name.", severity="warning")
+            return
+        self.app.push_screen(
+            ChoiceModal(
+                f"Merge {source.name} into…",
+                [(m.entity.id, match_prompt(m.entity, m.matched)) for m in candidates],
+            ),
+            lambda target_id: self._confirm_merge(source, target_id, candidates),
+        )
+
+    def _confirm_merge(
+        self, source: Entity, target_id: str | None, candidates: list[EntityMatch]
+    ) -> None:
+        target = next((m.entity for m in candidates if m.entity.id == target_id), None)
+        if target is None:
+            return
+        body = Content.assemble(
+            ("Merge ", "bold"),
+            (source.name, "bold $accent"),
+            (" into ", "bold"),
+            (target.name, "bold $accent"),
+            f"\n\n{source.name} becomes an alias of {target.name}; its "
+            f"{len(source.memory_ids)} mentions and its relations move to "
+            f"{target.name}.\nu undoes the merge.",
+        )
+        self.app.push_screen(
+            ConfirmModal("Merge entities?", body, confirm="Merge"),
+            lambda yes: self._merge(source, target) if yes else None,
+        )
+
     def _merge(self, source: Entity, target: Entity) -> None:
         graph = self.engine.graph
-
-        def merged(survivor: Entity) -> None:
-            self._trail = [e for e in self._trail if e.id != source.id]
-            self.centre_on(survivor)
-            self._written(f"Merged {source.name} into {survivor.name}")
-
-        self.call_engine(lambda: graph.merge(source.id, target.id), merged, name="graph.merge")
+        self.call_engine(
+            lambda: graph.merge(source.id, target.id),
+            lambda survivor: EntityChanged(
+                source, survivor, f"Merged {source.name} into {survivor.name}"
+            ),
+            name="graph.merge",
+        )
 
     def action_undo(self) -> None:
         """Undo the last curation action (a merge, alias or rename here, or any other)."""
@@ -384,15 +433,17 @@ class GraphPane(Pane):
             return Undone(entries, _existing(engine, trail))
 
         # Not exclusive: each press undoes one action, and each is reported.
-        self.call_engine(undo, self._undone, name="graph.undo", exclusive=False)
+        self.call_engine(undo, GraphUndone, name="graph.undo", exclusive=False)
 
-    def _undone(self, undone: Undone) -> None:
+    @on(GraphUndone)
+    def _undone(self, message: GraphUndone) -> None:
+        undone = message.result
         # The walk keeps the entities that still exist, with their names as they are now;
         # with none left, reload centres on the first entity of the list.
         self._trail = undone.trail
         if not self._trail:
             self._hood = None
-        self._written(undone_summary(undone.entries))
+        self.post_message(Written(undone_summary(undone.entries)))
 
     def action_history(self) -> None:
         option = self.query_one("#graph-memories", OptionList).highlighted_option
@@ -400,10 +451,6 @@ class GraphPane(Pane):
             self.notify("Pick a memory in 'Mentioned in' first.", severity="warning")
             return
         self.post_message(OpenHistory(option.id))
-
-    def _written(self, summary: str) -> None:
-        self.notify(summary, title="Graph")
-        self.post_message(StoreChanged())
 
 
 def _existing(engine: Engine, ids: list[str]) -> list[Entity]:

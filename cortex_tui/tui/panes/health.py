@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -26,7 +27,7 @@ from cortex_tui.link import local_service
 from cortex_tui.maintenance.vitals import service_concerns
 from cortex_tui.overview.models import Concern, HookFigures, Vitals
 from cortex_tui.tui.formatting import ago
-from cortex_tui.tui.panes.base import Pane, titled
+from cortex_tui.tui.panes.base import Answered, Pane, titled
 
 REFRESH_SECONDS = 5.0
 LABEL = 14
@@ -126,6 +127,10 @@ def concerns_content(concerns: list[Concern]) -> Content:
     return Content("\n").join(lines)
 
 
+class HealthLoaded(Answered[HealthView]):
+    """The store's vitals and the service's state."""
+
+
 class HealthPane(Pane):
     """Service, store, spool, capture and hooks at a glance, each concern with its fix."""
 
@@ -171,7 +176,11 @@ class HealthPane(Pane):
             service = local_service.status(home) if isinstance(home, Path) else None
             return HealthView(engine.vitals(), service, engine.now())
 
-        self.call_engine(call, self.show, name="health")
+        self.call_engine(call, HealthLoaded, name="health")
+
+    @on(HealthLoaded)
+    def _health_loaded(self, message: HealthLoaded) -> None:
+        self.show(message.result)
 
     def show(self, view: HealthView) -> None:
         self.view = view

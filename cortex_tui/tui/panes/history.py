@@ -23,9 +23,9 @@ from textual.widgets.option_list import Option
 
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, MemoryStatus, WriteAction
-from cortex_tui.store.base import JournalEntry, MemoryFilter
-from cortex_tui.tui.formatting import ago, one_line, undone_summary
-from cortex_tui.tui.panes.base import Pane, StoreChanged, titled
+from cortex_tui.store.base import MemoryFilter
+from cortex_tui.tui.formatting import ago, one_line
+from cortex_tui.tui.panes.base import Answered, Pane, Written, titled
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.decision import decision_line
 from cortex_tui.tui.widgets.word_diff import word_diff
@@ -66,6 +66,18 @@ class Chain:
 
     versions: list[Memory]
     now: datetime
+
+
+class HeadsLoaded(Answered[ChainList]):
+    """The facts that changed, each by its newest version."""
+
+
+class ChainLoaded(Answered[Chain]):
+    """One fact's version chain."""
+
+
+class Restored(Answered[Memory]):
+    """An old version brought back, as a new current version."""
 
 
 def when(moment: datetime) -> str:
@@ -153,7 +165,7 @@ class HistoryPane(Pane):
     def reload(self) -> None:
         engine = self.engine
         self.call_engine(
-            lambda: ChainList(chain_heads(engine), engine.now()), self._show_heads, name="history"
+            lambda: ChainList(chain_heads(engine), engine.now()), HeadsLoaded, name="history"
         )
         if self._focus_id is not None:
             self._fetch_chain(self._focus_id)
@@ -167,11 +179,13 @@ class HistoryPane(Pane):
         engine = self.engine
         self.call_engine(
             lambda: Chain(engine.history(memory_id), engine.now()),
-            self._show_chain,
+            ChainLoaded,
             name="history.chain",
         )
 
-    def _show_heads(self, listing: ChainList) -> None:
+    @on(HeadsLoaded)
+    def _show_heads(self, message: HeadsLoaded) -> None:
+        listing = message.result
         self._heads = listing.heads
         chains = self.query_one("#history-chains", OptionList)
         options: list[Option | None] = []
@@ -191,7 +205,9 @@ class HistoryPane(Pane):
         else:
             self._highlight_shown_chain()
 
-    def _show_chain(self, chain: Chain) -> None:
+    @on(ChainLoaded)
+    def _show_chain(self, message: ChainLoaded) -> None:
+        chain = message.result
         self._versions = chain.versions
         versions = self.query_one("#history-versions", OptionList)
         options: list[Option | None] = []
@@ -262,29 +278,20 @@ class HistoryPane(Pane):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.call_engine(
-                    lambda: engine.restore(old.id), self._restored, name="history.restore"
-                )
+                self.call_engine(lambda: engine.restore(old.id), Restored, name="history.restore")
 
         self.app.push_screen(
             ConfirmModal("Restore this version?", body, confirm="Restore"), confirmed
         )
 
-    def _restored(self, memory: Memory) -> None:
-        self._focus_id = memory.id
-        self._written(f"Restored as {memory.short_id}")
+    @on(Restored)
+    def _restored(self, message: Restored) -> None:
+        self._focus_id = message.result.id
+        self.post_message(Written(f"Restored as {message.result.short_id}"))
 
     def action_undo(self) -> None:
         """Undo the last curation action (a restore, or any other)."""
-        engine = self.engine
-        self.call_engine(lambda: engine.undo(1), self._undone, name="history.undo")
-
-    def _undone(self, entries: list[JournalEntry]) -> None:
-        self._written(undone_summary(entries))
+        self.undo_last()
 
     def action_reload(self) -> None:
         self.reload()
-
-    def _written(self, summary: str) -> None:
-        self.notify(summary, title="History")
-        self.post_message(StoreChanged())

@@ -26,7 +26,7 @@ from cortex_tui.models import Memory, MemoryType
 from cortex_tui.overview.models import MemoryMap
 from cortex_tui.tui.colours import CATEGORIES, category_variable
 from cortex_tui.tui.formatting import one_line
-from cortex_tui.tui.panes.base import OpenHistory, Pane, titled
+from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, titled
 from cortex_tui.tui.widgets.map_canvas import GLYPHS, QUERY_GLYPH, MapCanvas
 
 COLOUR_MODES = ("type", "project", "conflict")
@@ -141,6 +141,14 @@ class MapView:
     """The text of the query's results, for the side list."""
 
 
+class MapLoaded(Answered[MapView]):
+    """The memory map and its colouring."""
+
+
+class MemoryLoaded(Answered[Memory]):
+    """The memory picked on the map, in full."""
+
+
 class MapPane(Pane):
     """The store's embedding space, coloured, labelled, and explained for one query."""
 
@@ -199,7 +207,11 @@ class MapPane(Pane):
             hit_ids = [hit.id for hit in memory_map.hits[:HIT_LINES]]
             return MapView(memory_map, {i: engine.get(i).content for i in hit_ids})
 
-        self.call_engine(call, self.show, name="map")
+        self.call_engine(call, MapLoaded, name="map")
+
+    @on(MapLoaded)
+    def _map_loaded(self, message: MapLoaded) -> None:
+        self.show(message.result)
 
     def show(self, view: MapView) -> None:
         """Draw a fetched map (UI thread)."""
@@ -232,10 +244,11 @@ class MapPane(Pane):
         if memory_id is None:
             return
         engine = self.engine
-        self.call_engine(lambda: engine.get(memory_id), self._show_memory, name="map-memory")
+        self.call_engine(lambda: engine.get(memory_id), MemoryLoaded, name="map-memory")
 
-    def _show_memory(self, memory: Memory) -> None:
-        self.query_one("#map-memory", Static).update(memory_content(memory))
+    @on(MemoryLoaded)
+    def _show_memory(self, message: MemoryLoaded) -> None:
+        self.query_one("#map-memory", Static).update(memory_content(message.result))
 
     @on(Input.Submitted, "#map-query")
     def _query_submitted(self, event: Input.Submitted) -> None:

@@ -25,13 +25,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import DataTable, Input, Select, Static
 
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, MemoryPage, MemoryStatus, MemoryType, Scope
-from cortex_tui.store.base import JournalEntry, MemoryFilter
-from cortex_tui.tui.formatting import age, ago, one_line, undone_summary
-from cortex_tui.tui.panes.base import ExplainMemory, OpenHistory, Pane, StoreChanged
+from cortex_tui.store.base import MemoryFilter
+from cortex_tui.tui.formatting import age, ago, one_line
+from cortex_tui.tui.panes.base import Answered, ExplainMemory, OpenHistory, Pane, Written
 from cortex_tui.tui.widgets.choice import ChoiceModal
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.decision import decision_line
@@ -140,6 +141,20 @@ def detail_content(memory: Memory, now: datetime) -> Content:
     return Content.assemble(facts, "\n", decision_line(last), (more, "$text-muted"))
 
 
+class MemoriesLoaded(Answered[Loaded]):
+    """A page of memories under the filters (the first, or the next one)."""
+
+
+class MemoryUpdated(Message, bubble=False):
+    """An edit stored: `new` supersedes `old`; `what` names the change."""
+
+    def __init__(self, what: str, old: Memory, new: Memory) -> None:
+        super().__init__()
+        self.what = what
+        self.old = old
+        self.new = new
+
+
 class MemoriesPane(Pane):
     """A filter bar, a paged table of memories, and the highlighted memory in full."""
 
@@ -234,7 +249,7 @@ class MemoriesPane(Pane):
         self._loading_more = False
         self.call_engine(
             lambda: Loaded(engine.list_memories(flt, limit=PAGE), engine.now(), generation, False),
-            self._loaded,
+            MemoriesLoaded,
             name="memories",
         )
 
@@ -248,11 +263,13 @@ class MemoriesPane(Pane):
             lambda: Loaded(
                 engine.list_memories(flt, limit=PAGE, offset=offset), engine.now(), generation, True
             ),
-            self._loaded,
+            MemoriesLoaded,
             name="memories.more",
         )
 
-    def _loaded(self, loaded: Loaded) -> None:
+    @on(MemoriesLoaded)
+    def _loaded(self, message: MemoriesLoaded) -> None:
+        loaded = message.result
         if loaded.generation != self._generation:
             return
         table = self.query_one(DataTable)
@@ -381,11 +398,13 @@ class MemoriesPane(Pane):
         def call() -> Memory:
             return engine.update(memory.id, content=content, type=type, scope=scope, tags=tags)
 
-        def done(new: Memory) -> None:
-            self._follow = new
-            self._written(f"{what}: new version {new.short_id} supersedes {memory.short_id}")
+        self.call_engine(call, lambda new: MemoryUpdated(what, memory, new), name="memories.update")
 
-        self.call_engine(call, done, name="memories.update")
+    @on(MemoryUpdated)
+    def _updated(self, message: MemoryUpdated) -> None:
+        self._follow = message.new
+        new, old = message.new.short_id, message.old.short_id
+        self.post_message(Written(f"{message.what}: new version {new} supersedes {old}"))
 
     def action_edit(self) -> None:
         """New content, as a new version (the old text stays in the history)."""
@@ -483,7 +502,7 @@ class MemoriesPane(Pane):
             if yes:
                 self.call_engine(
                     lambda: engine.forget(memory.id),
-                    lambda m: self._written(f"Forgot {m.short_id}"),
+                    lambda m: Written(f"Forgot {m.short_id}"),
                     name="memories.forget",
                 )
 
@@ -491,11 +510,7 @@ class MemoriesPane(Pane):
 
     def action_undo(self) -> None:
         """Undo the last curation action (an edit, a forget, or any other)."""
-        engine = self.engine
-        self.call_engine(lambda: engine.undo(1), self._undone, name="memories.undo")
-
-    def _undone(self, entries: list[JournalEntry]) -> None:
-        self._written(undone_summary(entries))
+        self.undo_last()
 
     def action_history(self) -> None:
         memory = self._target()
@@ -507,7 +522,3 @@ class MemoriesPane(Pane):
         memory = self._target()
         if memory is not None:
             self.post_message(ExplainMemory(memory.id))
-
-    def _written(self, summary: str) -> None:
-        self.notify(summary, title="Memories")
-        self.post_message(StoreChanged())

@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
+from textual.message import Message
 from textual.theme import Theme
 from textual.widgets import ContentSwitcher, DataTable, Input, Label, Select, Static
 
@@ -28,7 +29,7 @@ from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Explanation, Memory, MemoryType, RecallResponse, RecallResult
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.tui.compare import Movement, compare, movement_content
-from cortex_tui.tui.panes.base import OpenHistory, Pane
+from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane
 from cortex_tui.tui.panes.recall_tables import fill_compare, fill_results
 from cortex_tui.tui.score_text import result_detail, why_not_content
 from cortex_tui.tui.widgets.weights import SaveProfile, WeightEditor, WeightsEdited
@@ -54,6 +55,27 @@ class Options:
 
     profiles: dict[str, RecallWeights]
     projects: list[str]
+
+
+class OptionsLoaded(Answered[Options]):
+    """The weight profiles and projects to offer."""
+
+
+class RecallDone(Answered[RecallOutcome]):
+    """A query ranked (and its comparison, in compare mode)."""
+
+
+class ExplanationReady(Answered[Explanation]):
+    """Where one memory ranks for the current query, and what holds it back."""
+
+
+class ProfileSaved(Message, bubble=False):
+    """A weight profile written to config.toml."""
+
+    def __init__(self, name: str, weights: RecallWeights) -> None:
+        super().__init__()
+        self.name = name
+        self.weights = weights
 
 
 def parse_tags(text: str) -> list[str] | None:
@@ -178,7 +200,7 @@ class RecallPane(Pane):
             engine = self.engine
             self.call_engine(
                 lambda: Options(engine.weight_profiles(), sorted(engine.stats().by_project)),
-                self._show_options,
+                OptionsLoaded,
                 name="recall-options",
             )
         self.run_recall()
@@ -215,7 +237,7 @@ class RecallPane(Pane):
             b = engine.recall(request_b) if request_b else None
             return RecallOutcome(a, b, engine.now())
 
-        self.call_engine(call, self._show_outcome, name="recall")
+        self.call_engine(call, RecallDone, name="recall")
 
     def ask(self, query: str) -> None:
         """Rank `query` as if typed here (a term picked in the Words pane)."""
@@ -238,13 +260,15 @@ class RecallPane(Pane):
         engine = self.engine
         self.call_engine(
             lambda: engine.explain(request, memory_id.strip()),
-            self._show_explanation,
+            ExplanationReady,
             name="recall-explain",
         )
 
     # Results ------------------------------------------------------------------------
 
-    def _show_options(self, options: Options) -> None:
+    @on(OptionsLoaded)
+    def _show_options(self, message: OptionsLoaded) -> None:
+        options = message.result
         self._options_loaded = True
         self._profiles = options.profiles
         names = [(name, name) for name in options.profiles]
@@ -260,7 +284,12 @@ class RecallPane(Pane):
         profile = self._profile("#recall-profile")
         self.query_one(WeightEditor).load(profile, options.profiles[profile])
 
-    def _show_outcome(self, outcome: RecallOutcome) -> None:
+    @on(RecallDone)
+    def _recall_done(self, message: RecallDone) -> None:
+        self.show_outcome(message.result)
+
+    def show_outcome(self, outcome: RecallOutcome) -> None:
+        """Show a refresh's rankings (the Recall refresh bench times this)."""
         self.response, self.response_b, self._now = outcome.a, outcome.b, outcome.now
         self.movements = compare(outcome.a.results, outcome.b.results) if outcome.b else []
         self.explanation = None
@@ -268,7 +297,9 @@ class RecallPane(Pane):
         self._render_status()
         self._show_selected()
 
-    def _show_explanation(self, explanation: Explanation) -> None:
+    @on(ExplanationReady)
+    def _show_explanation(self, message: ExplanationReady) -> None:
+        explanation = message.result
         self.explanation = explanation
         self.query_one("#recall-side", ContentSwitcher).current = "recall-detail"
         self.query_one("#recall-breakdown", Static).update(why_not_content(explanation))
@@ -389,19 +420,21 @@ class RecallPane(Pane):
     @on(SaveProfile)
     def _save_profile(self, event: SaveProfile) -> None:
         engine, name, weights = self.engine, event.name, event.weights
-
-        def saved(_: None) -> None:
-            self.notify(f"saved weight profile {name!r} to config.toml", title="Weights")
-            self.weights = None
-            self._options_loaded = False
-            self._profiles = {**self._profiles, name: weights}
-            select = self.query_one("#recall-profile", Select)
-            select.set_options([(n, n) for n in self._profiles])
-            select.value = name
-
         self.call_engine(
-            lambda: engine.save_weight_profile(name, weights), saved, name="recall-save-profile"
+            lambda: engine.save_weight_profile(name, weights),
+            lambda _: ProfileSaved(name, weights),
+            name="recall-save-profile",
         )
+
+    @on(ProfileSaved)
+    def _profile_saved(self, message: ProfileSaved) -> None:
+        self.notify(f"saved weight profile {message.name!r} to config.toml", title="Weights")
+        self.weights = None
+        self._options_loaded = False
+        self._profiles = {**self._profiles, message.name: message.weights}
+        select = self.query_one("#recall-profile", Select)
+        select.set_options([(n, n) for n in self._profiles])
+        select.value = message.name
 
     def _theme_changed(self, theme: Theme) -> None:
         self._render_tables()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -19,7 +20,7 @@ from textual.widgets import Sparkline, Static
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Stats
 from cortex_tui.tui.bars import bar
-from cortex_tui.tui.panes.base import Pane, titled
+from cortex_tui.tui.panes.base import Answered, Pane, titled
 
 TIMELINES: tuple[int, ...] = (30, 90, 365)
 _MAX_BAR = 24
@@ -97,6 +98,10 @@ def timeline_caption(activity: dict[str, int]) -> Content:
     )
 
 
+class StatsLoaded(Answered[StatsView]):
+    """The counts and the activity of the last days."""
+
+
 class StatsPane(Pane):
     """Counts, conflicts, growth over time and top entities, at a glance."""
 
@@ -143,8 +148,12 @@ class StatsPane(Pane):
         days = self.days
         engine = self.engine
         self.call_engine(
-            lambda: StatsView(engine.stats(), engine.activity(days)), self.show, name="stats"
+            lambda: StatsView(engine.stats(), engine.activity(days)), StatsLoaded, name="stats"
         )
+
+    @on(StatsLoaded)
+    def _stats_loaded(self, message: StatsLoaded) -> None:
+        self.show(message.result)
 
     def show(self, view: StatsView) -> None:
         """Render a fetched snapshot (UI thread)."""

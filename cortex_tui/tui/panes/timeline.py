@@ -24,7 +24,7 @@ from cortex_tui.models import Memory
 from cortex_tui.overview.models import DayCounts, DayMemories, Timeline
 from cortex_tui.tui.colours import ramp
 from cortex_tui.tui.formatting import one_line
-from cortex_tui.tui.panes.base import OpenHistory, Pane, titled
+from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, titled
 from cortex_tui.tui.widgets.day_heatmap import CELL, LEVELS, DayHeatmap
 
 SPANS: tuple[int, ...] = (90, 365, 30)
@@ -80,6 +80,14 @@ def _when(row: Listed) -> datetime:
     return (memory.valid_to or memory.created_at) if row.what == "superseded" else memory.created_at
 
 
+class TimelineLoaded(Answered[Timeline]):
+    """Memories created, superseded and captured per day."""
+
+
+class DayLoaded(Answered[DayMemories]):
+    """One day's memories, created and superseded."""
+
+
 class TimelinePane(Pane):
     """When the store grew and changed, day by day."""
 
@@ -127,7 +135,11 @@ class TimelinePane(Pane):
 
     def reload(self) -> None:
         engine, span = self.engine, self.span
-        self.call_engine(lambda: engine.timeline(span), self.show, name="timeline")
+        self.call_engine(lambda: engine.timeline(span), TimelineLoaded, name="timeline")
+
+    @on(TimelineLoaded)
+    def _timeline_loaded(self, message: TimelineLoaded) -> None:
+        self.show(message.result)
 
     def show(self, timeline: Timeline) -> None:
         self._timeline = timeline
@@ -150,9 +162,11 @@ class TimelinePane(Pane):
     def _day_chosen(self, event: DayHeatmap.Chosen) -> None:
         self.query_one("#timeline-day", Static).update(day_content(event.day))
         engine, day = self.engine, date.fromisoformat(event.day.day)
-        self.call_engine(lambda: engine.day(day), self._show_day, name="timeline-day")
+        self.call_engine(lambda: engine.day(day), DayLoaded, name="timeline-day")
 
-    def _show_day(self, day: DayMemories) -> None:
+    @on(DayLoaded)
+    def _show_day(self, message: DayLoaded) -> None:
+        day = message.result
         self._rows = listed(day)
         table = self.query_one(DataTable)
         table.clear()

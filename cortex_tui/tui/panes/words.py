@@ -21,7 +21,7 @@ from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import MemoryType
 from cortex_tui.overview.models import TermCount, WordCloud
 from cortex_tui.tui.colours import ramp
-from cortex_tui.tui.panes.base import AskRecall, Pane, titled
+from cortex_tui.tui.panes.base import Answered, AskRecall, Pane, titled
 from cortex_tui.tui.widgets.word_cloud import WordCloudView, shown
 
 TERMS = 120
@@ -52,6 +52,10 @@ def term_content(term: TermCount | None, memories: int) -> Content:
         f"  {KINDS[term.kind]}, in {term.count:,} memories ({share})",
         ("  · enter: recall it", "$text-muted"),
     )
+
+
+class WordsLoaded(Answered[WordCloud]):
+    """The most frequent terms."""
 
 
 class WordsPane(Pane):
@@ -93,9 +97,13 @@ class WordsPane(Pane):
 
         self.call_engine(
             lambda: engine.word_cloud(project=project, type=type_, limit=TERMS),
-            self.show,
+            WordsLoaded,
             name="words",
         )
+
+    @on(WordsLoaded)
+    def _words_loaded(self, message: WordsLoaded) -> None:
+        self.show(message.result)
 
     def show(self, cloud: WordCloud) -> None:
         self._cloud = cloud
