@@ -22,7 +22,6 @@ from textual.worker import Worker, get_current_worker
 
 from cortex_tui.engine.deferred import DeferredEngine
 from cortex_tui.errors import CortexError, StoreDamagedError
-from cortex_tui.tui.formatting import undone_summary
 
 if TYPE_CHECKING:
     from cortex_tui.engine.protocol import Engine
@@ -148,6 +147,8 @@ class Pane(Vertical):
 
     def undo_last(self) -> None:
         """Undo the last curation step, whichever pane took it, and say what it was."""
+        from cortex_tui.tui.formatting import undone_summary  # behind the first frame
+
         engine = self.engine
         self.call_engine(
             lambda: engine.undo(1),
