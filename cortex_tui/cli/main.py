@@ -6,23 +6,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from cortex_tui.cli import (
-    agent_commands,
-    backup_commands,
-    capture_commands,
-    curation_commands,
-    entity_commands,
-    hook_commands,
-    maintenance_commands,
-    mcp_commands,
-    model_commands,
-    sync_commands,
-    tenant_commands,
-)
 from cortex_tui.cli import memory_commands as mem
 from cortex_tui.cli import store_commands as st
 from cortex_tui.cli.context import CommandContext
-from cortex_tui.cli.parser import build_parser
+from cortex_tui.cli.parser import COMMAND_GROUPS, build_parser
 from cortex_tui.errors import CortexError
 from cortex_tui.untrusted.text import clean_text
 
@@ -47,17 +34,7 @@ COMMANDS: dict[str, Handler] = {
     "demo": st.cmd_demo,
     "bench": st.cmd_bench,
     "reembed": st.cmd_reembed,
-    **curation_commands.HANDLERS,
-    **capture_commands.HANDLERS,
-    **entity_commands.HANDLERS,
-    **maintenance_commands.HANDLERS,
-    **backup_commands.HANDLERS,
-    **hook_commands.HANDLERS,
-    **mcp_commands.HANDLERS,
-    **agent_commands.HANDLERS,
-    **model_commands.HANDLERS,
-    **sync_commands.HANDLERS,
-    **tenant_commands.HANDLERS,
+    **{name: handler for group in COMMAND_GROUPS for name, handler in group.HANDLERS.items()},
 }
 
 INTERNAL_ERROR = 70

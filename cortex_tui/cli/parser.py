@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from cortex_tui.cli import (
     agent_commands,
@@ -19,6 +21,33 @@ from cortex_tui.cli import (
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
+
+if TYPE_CHECKING:
+    from cortex_tui.cli.context import CommandContext
+
+
+class CommandGroup(Protocol):
+    """A module of commands: it adds its parsers, and names the handler of each."""
+
+    HANDLERS: dict[str, Callable[[CommandContext], int]]
+
+    def register(self, sub: Subparsers, common: OneLineParser) -> None: ...
+
+
+COMMAND_GROUPS: tuple[CommandGroup, ...] = (
+    curation_commands,
+    entity_commands,
+    capture_commands,
+    maintenance_commands,
+    backup_commands,
+    hook_commands,
+    mcp_commands,
+    agent_commands,
+    model_commands,
+    sync_commands,
+    tenant_commands,
+)
+"""In the order `--help` lists them, after the memory and store commands."""
 
 TYPES = [t.value for t in MemoryType]
 SCOPES = [s.value for s in Scope]
@@ -41,17 +70,8 @@ def build_parser() -> OneLineParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     _memory_commands(sub, common)
     _store_commands(sub, common)
-    curation_commands.register(sub, common)
-    entity_commands.register(sub, common)
-    capture_commands.register(sub, common)
-    maintenance_commands.register(sub, common)
-    backup_commands.register(sub, common)
-    hook_commands.register(sub, common)
-    mcp_commands.register(sub, common)
-    agent_commands.register(sub, common)
-    model_commands.register(sub, common)
-    sync_commands.register(sub, common)
-    tenant_commands.register(sub, common)
+    for group in COMMAND_GROUPS:
+        group.register(sub, common)
     return parser
 
 

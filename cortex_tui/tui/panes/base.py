@@ -11,6 +11,7 @@ other only through the messages below, which the app routes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from textual import on
@@ -38,50 +39,45 @@ def titled(widget: W, title: str) -> W:
     return widget
 
 
+@dataclass
 class OpenHistory(Message):
     """Show the version chain of `memory_id` in the History pane."""
 
-    def __init__(self, memory_id: str) -> None:
-        super().__init__()
-        self.memory_id = memory_id
+    memory_id: str
 
 
+@dataclass
 class ExplainMemory(Message):
     """Ask the Recall pane's "why not?" where `memory_id` ranks for the current query."""
 
-    def __init__(self, memory_id: str) -> None:
-        super().__init__()
-        self.memory_id = memory_id
+    memory_id: str
 
 
+@dataclass
 class AskRecall(Message):
     """Run `query` in the Recall pane (a word picked in the word cloud, say)."""
 
-    def __init__(self, query: str) -> None:
-        super().__init__()
-        self.query = query
+    query: str
 
 
 class StoreChanged(Message):
     """Something was written (a resolve, an edit, an undo): panes showing data reload."""
 
 
+@dataclass
 class Answered(Message, Generic[T], bubble=False):
     """What an engine call answered, posted to the pane that asked; each pane names its
     kinds of answer as subclasses (`RecallDone`, `ConflictsLoaded`, ...)."""
 
-    def __init__(self, result: T) -> None:
-        super().__init__()
-        self.result = result
+    result: T
 
 
+@dataclass
 class Written(Message, bubble=False):
     """A curation step a pane asked for is done; `summary` says what changed. The pane
     says so and every pane showing data reloads (`StoreChanged`)."""
 
-    def __init__(self, summary: str) -> None:
-        super().__init__()
-        self.summary = summary
+    summary: str
 
 
 class Pane(Vertical):

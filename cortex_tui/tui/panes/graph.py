@@ -87,24 +87,22 @@ class GraphUndone(Answered[Undone]):
     """A curation step undone, and what is left of the walk."""
 
 
+@dataclass
 class MergeCandidates(Message, bubble=False):
     """The entities `source` may be folded into."""
 
-    def __init__(self, source: Entity, matches: list[EntityMatch]) -> None:
-        super().__init__()
-        self.source = source
-        self.matches = matches
+    source: Entity
+    matches: list[EntityMatch]
 
 
+@dataclass
 class EntityChanged(Message, bubble=False):
     """An entity renamed or merged: `before` is now `after` (for a merge, the
     entity it was folded into); `summary` says so."""
 
-    def __init__(self, before: Entity, after: Entity, summary: str) -> None:
-        super().__init__()
-        self.before = before
-        self.after = after
-        self.summary = summary
+    before: Entity
+    after: Entity
+    summary: str
 
 
 class GraphPane(Pane):

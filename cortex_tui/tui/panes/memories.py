@@ -145,14 +145,13 @@ class MemoriesLoaded(Answered[Loaded]):
     """A page of memories under the filters (the first, or the next one)."""
 
 
+@dataclass
 class MemoryUpdated(Message, bubble=False):
     """An edit stored: `new` supersedes `old`; `what` names the change."""
 
-    def __init__(self, what: str, old: Memory, new: Memory) -> None:
-        super().__init__()
-        self.what = what
-        self.old = old
-        self.new = new
+    what: str
+    old: Memory
+    new: Memory
 
 
 class MemoriesPane(Pane):

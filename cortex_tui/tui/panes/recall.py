@@ -69,13 +69,12 @@ class ExplanationReady(Answered[Explanation]):
     """Where one memory ranks for the current query, and what holds it back."""
 
 
+@dataclass
 class ProfileSaved(Message, bubble=False):
     """A weight profile written to config.toml."""
 
-    def __init__(self, name: str, weights: RecallWeights) -> None:
-        super().__init__()
-        self.name = name
-        self.weights = weights
+    name: str
+    weights: RecallWeights
 
 
 def parse_tags(text: str) -> list[str] | None:

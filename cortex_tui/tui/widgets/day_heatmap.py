@@ -8,6 +8,7 @@ up and down a day; a click picks the day under it. `Chosen` reports the day.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
 
@@ -50,10 +51,11 @@ class DayHeatmap(Widget, can_focus=True):
 
     cursor: reactive[int] = reactive(0)
 
+    @dataclass
     class Chosen(Message):
-        def __init__(self, day: DayCounts) -> None:
-            super().__init__()
-            self.day = day
+        """A day picked, to list its memories."""
+
+        day: DayCounts
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -187,12 +187,11 @@ class MapCanvas(Widget, can_focus=True):
 
     cursor: reactive[tuple[int, int] | None] = reactive(None)
 
+    @dataclass
     class Moved(Message):
         """The cursor is nearest another memory (None: the map is empty)."""
 
-        def __init__(self, memory_id: str | None) -> None:
-            super().__init__()
-            self.memory_id = memory_id
+        memory_id: str | None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -8,6 +8,7 @@ weights under a name (the pane does the engine call in a worker).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from textual import on
 from textual.app import ComposeResult
@@ -23,17 +24,19 @@ from cortex_tui.tui.colours import signal_variable
 from cortex_tui.tui.score_text import signal_label
 
 
+@dataclass
 class WeightsEdited(Message):
-    def __init__(self, weights: RecallWeights) -> None:
-        super().__init__()
-        self.weights = weights
+    """The weights as edited, to rank with (not saved)."""
+
+    weights: RecallWeights
 
 
+@dataclass
 class SaveProfile(Message):
-    def __init__(self, name: str, weights: RecallWeights) -> None:
-        super().__init__()
-        self.name = name
-        self.weights = weights
+    """The edited weights, to save as a named profile."""
+
+    name: str
+    weights: RecallWeights
 
 
 def _input_id(signal: str) -> str:

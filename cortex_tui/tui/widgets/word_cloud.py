@@ -74,17 +74,17 @@ class WordCloudView(Widget, can_focus=True):
 
     cursor: reactive[int] = reactive(0)
 
+    @dataclass
     class Picked(Message):
         """A term chosen to be recalled."""
 
-        def __init__(self, term: TermCount) -> None:
-            super().__init__()
-            self.term = term
+        term: TermCount
 
+    @dataclass
     class Moved(Message):
-        def __init__(self, term: TermCount | None) -> None:
-            super().__init__()
-            self.term = term
+        """The cursor is on another term (None: the cloud is empty)."""
+
+        term: TermCount | None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
