@@ -19,9 +19,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
+
+if TYPE_CHECKING:
+    from cortex_tui.engine.protocol import Engine
 
 Method = TypeVar("Method", bound=Callable[..., Any])
 
@@ -192,8 +195,8 @@ class Operation:
         given = dict(list(bound.arguments.items())[1:])
         return self.request.model_validate(given)
 
-    def perform(self, engine: Any, request: BaseModel) -> Any:
-        """The call this request stands for, made on `engine` (an `Engine`)."""
+    def perform(self, engine: Engine, request: BaseModel) -> Any:
+        """The call this request stands for, made on `engine`."""
         performer = getattr(engine.graph if self.on_graph else engine, self.method)
         if self.takes_whole:
             return performer(request)

@@ -78,7 +78,9 @@ def test_the_declared_constraints_are_checked_on_the_request() -> None:
 def test_the_remote_client_has_exactly_the_declared_methods(tmp_path: Path) -> None:
     remote = RemoteEngine.over_socket(tmp_path)
     try:
-        assert callable(remote.recall) and callable(remote.graph.neighbourhood)
+        for operation in OPERATIONS:
+            owner = remote.graph if operation.on_graph else remote
+            assert callable(getattr(owner, operation.method)), operation.method
         with pytest.raises(AttributeError):
             remote.recal  # noqa: B018
         with pytest.raises(AttributeError):
