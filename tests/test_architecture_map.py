@@ -1,4 +1,4 @@
-"""README's architecture map is the tree: every package named, each in the layer the
+"""The architecture page's map is the tree: every package named, each in the layer the
 import-linter contract gives it, so the map a newcomer reads first cannot drift."""
 
 from __future__ import annotations
@@ -13,14 +13,11 @@ MAP_ROW = re.compile(r"^\| (\d+) \| `([\w.]+)/?` \|", re.MULTILINE)
 
 
 def architecture_section() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    start = readme.index("\n## Architecture\n")
-    end = readme.find("\n## ", start + 1)
-    return readme[start : end if end != -1 else None]
+    return (PACKAGE / "docs" / "architecture.md").read_text(encoding="utf-8")
 
 
 def map_layers() -> dict[str, int]:
-    """Package name -> layer number, as README's map gives them."""
+    """Package name -> layer number, as the map gives them."""
     rows = MAP_ROW.findall(architecture_section())
     names = [name for _, name in rows]
     assert len(names) == len(set(names)), f"named twice in the map: {sorted(names)}"
@@ -48,7 +45,7 @@ def packages_in_tree() -> set[str]:
 
 def test_the_map_names_every_package_in_the_tree_and_nothing_else() -> None:
     named = set(map_layers())
-    assert packages_in_tree() - named == set(), "packages README's architecture map lacks"
+    assert packages_in_tree() - named == set(), "packages the architecture map lacks"
     assert named - packages_in_tree() == set(), "names in the map that are not packages"
 
 

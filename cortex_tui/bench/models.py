@@ -1,5 +1,5 @@
-"""What each embedding model costs on this machine: the figures beside README's quality
-table.
+"""What each embedding model costs on this machine: the figures beside the quality
+table of docs/measurements.md ("Embedding models").
 
     python -m cortex_tui.bench.models [--models all-MiniLM-L6-v2,all-MiniLM-L6-v2-packaged]
 

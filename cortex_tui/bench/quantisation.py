@@ -1,5 +1,6 @@
 """How close each int8 mix of the default MiniLM stays to fp32, and what it costs: the
-figures behind README's choice of quantising every linear layer.
+figures behind the choice of quantising every linear layer (docs/measurements.md,
+"Embedding models").
 
     python -m cortex_tui.bench.quantisation locomo10.json
 

@@ -23,7 +23,7 @@ a time and compacts after each batch, as the service does once quiet between the
 many compactions that takes, the longest (Edge's `optimize()` holds the GIL throughout,
 so that is how long a request arriving then waits), the segments left, and the open.
 
-What it found is in README ("Measured").
+What it found is in docs/measurements.md ("Speed").
 """
 
 from __future__ import annotations

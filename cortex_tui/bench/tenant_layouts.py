@@ -8,7 +8,7 @@ model's dimension are written, then `--queries` searches of random tenants are t
 (top 10; the partitioned layout filters by tenant, as a tenant's every read would have
 to), and the memory they take is read: the Qdrant server's resident memory (`/metrics`)
 with `--url`, else this process's (qdrant-client's local mode, which is what the test
-suite runs the server backend on). What it found is in README ("Team memory").
+suite runs the server backend on). What it found is in docs/operations.md ("Team server").
 """
 
 from __future__ import annotations

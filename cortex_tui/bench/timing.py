@@ -1,4 +1,4 @@
-"""Latency samples summarised the way the README reports them (p50 / p95)."""
+"""Latency samples summarised the way the docs report them (p50 / p95)."""
 
 from __future__ import annotations
 

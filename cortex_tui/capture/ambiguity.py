@@ -13,7 +13,8 @@ the pair sits near:
 
 Repeats, restatements, announced updates and negations are never close: structure alone
 decides them. `cortex-tui eval` on a pairs dataset reports how many pairs fall in the
-band and how many of the rules' errors it holds (README, "Write-path judge").
+band and how many of the rules' errors it holds (docs/measurements.md, "Close calls
+sent to a second opinion").
 """
 
 from __future__ import annotations

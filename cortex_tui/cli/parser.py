@@ -11,6 +11,7 @@ from cortex_tui.cli import (
     backup_commands,
     capture_commands,
     curation_commands,
+    docs_commands,
     entity_commands,
     hook_commands,
     maintenance_commands,
@@ -46,6 +47,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     model_commands,
     sync_commands,
     tenant_commands,
+    docs_commands,
 )
 """In the order `--help` lists them, after the memory and store commands."""
 

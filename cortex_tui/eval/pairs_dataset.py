@@ -2,7 +2,7 @@
 
 The write path's judgement (duplicate, reinforce, update, contradiction or new) is what
 every later recall depends on, and retrieval figures cannot show it; a pairs dataset
-labels that judgement directly. Format: README's eval section.
+labels that judgement directly. Format: docs/commands.md, `eval`.
 """
 
 from __future__ import annotations

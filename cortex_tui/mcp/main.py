@@ -45,6 +45,33 @@ SEND_SECONDS = 5.0
 
 
 def mcp_main(argv: list[str]) -> int:
+    args = mcp_parser().parse_args(argv)
+    home = Path(args.home).expanduser() if args.home else default_home()
+    os.environ["CORTEX_HOME"] = str(home)
+    try:
+        settings = load_settings(home)
+        _log_to_file(home)
+        server, guard, close = (
+            _for_tenants(settings, args.http) if args.tenants else _for_one(settings, args)
+        )
+        try:
+            if args.http:
+                _serve_http(server, args.http, guard)
+            else:
+                log.info("serving %s over stdio", home)
+                server.run()
+        finally:
+            close()
+    except CortexError as exc:
+        print(f"cortex-tui mcp: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def mcp_parser() -> argparse.ArgumentParser:
+    """`cortex-tui mcp`'s options (the docs' tests parse documented commands with it)."""
     parser = argparse.ArgumentParser(
         prog="cortex-tui mcp",
         description="Serve memory to MCP clients (Claude Code, Claude Desktop, Cursor, ...) "
@@ -68,29 +95,7 @@ def mcp_main(argv: list[str]) -> int:
         help="with --http: serve every tenant of the team server CORTEX_URL names, each "
         "call made there with its caller's own API key",
     )
-    args = parser.parse_args(argv)
-    home = Path(args.home).expanduser() if args.home else default_home()
-    os.environ["CORTEX_HOME"] = str(home)
-    try:
-        settings = load_settings(home)
-        _log_to_file(home)
-        server, guard, close = (
-            _for_tenants(settings, args.http) if args.tenants else _for_one(settings, args)
-        )
-        try:
-            if args.http:
-                _serve_http(server, args.http, guard)
-            else:
-                log.info("serving %s over stdio", home)
-                server.run()
-        finally:
-            close()
-    except CortexError as exc:
-        print(f"cortex-tui mcp: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return parser
 
 
 Guard = Callable[[ASGIApp], ASGIApp]

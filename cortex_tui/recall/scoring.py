@@ -6,7 +6,7 @@
 Relevance (the fused channels) leads; a prior can lift a memory by at most its weight
 (≤ 0.5) as a share of that memory's relevance, and a prior equal across the candidates
 multiplies them all alike, so it changes no order. Measured on LoCoMo's development
-conversations (README, "Retrieval quality"), the additive nine-signal sum this replaces
+conversations (docs/measurements.md, "Recall on LoCoMo"), the additive nine-signal sum this replaces
 ranked below relevance alone: eight priors with 55% of the weight reordered by noise
 among memories of one type and a similar age.
 

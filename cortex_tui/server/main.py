@@ -48,6 +48,24 @@ class ServeError(Exception):
 
 
 def serve_main(argv: list[str]) -> int:
+    args = serve_parser().parse_args(argv)
+    home = Path(args.home).expanduser() if args.home else default_home()
+    os.environ["CORTEX_HOME"] = str(home)
+    if args.status:
+        return _print_status(home, args.json)
+    if args.stop:
+        return _stop(home)
+    try:
+        return _serve(home, args.tcp, args.idle_timeout, tenants=args.tenants, tls=_tls(args))
+    except (ServeError, CortexError) as exc:
+        print(f"{local_service.REFUSAL_PREFIX}{exc}", file=sys.stderr)
+        return 1
+    finally:
+        local_service.clear_start_marker(home)
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    """`cortex-tui serve`'s options (the docs' tests parse documented commands with it)."""
     parser = argparse.ArgumentParser(
         prog="cortex-tui serve",
         description="The local service: owns the store, serves hooks, CLI and TUI.",
@@ -78,20 +96,7 @@ def serve_main(argv: list[str]) -> int:
         "--idle-timeout", type=float, help="seconds without a request before exiting (0: never)"
     )
     parser.add_argument("--json", action="store_true", help="--status as JSON")
-    args = parser.parse_args(argv)
-    home = Path(args.home).expanduser() if args.home else default_home()
-    os.environ["CORTEX_HOME"] = str(home)
-    if args.status:
-        return _print_status(home, args.json)
-    if args.stop:
-        return _stop(home)
-    try:
-        return _serve(home, args.tcp, args.idle_timeout, tenants=args.tenants, tls=_tls(args))
-    except (ServeError, CortexError) as exc:
-        print(f"{local_service.REFUSAL_PREFIX}{exc}", file=sys.stderr)
-        return 1
-    finally:
-        local_service.clear_start_marker(home)
+    return parser
 
 
 def _print_status(home: Path, as_json: bool) -> int:

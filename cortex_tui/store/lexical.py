@@ -14,7 +14,7 @@ re-indexing as the store grows; tracking real lengths ranked the same on LoCoMo)
 Chosen against Qdrant Edge's own BM25 (its encoder and its scored text index) and
 `bm25s` by `bench/lexical_backends.py`: this tokenizer ranks best, splits code
 identifiers, writes in milliseconds with the filter inside the query, and can weight a
-previous turn's words (README, "The lexical channel").
+previous turn's words (docs/measurements.md, "The lexical channel").
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def stem(word: str) -> str:
 
     PyStemmer (the Snowball stemmers in C) rather than hand-written suffix rules:
     measured on LoCoMo's development conversations it ranks as well as the light
-    stemmer it replaced (README, "The lexical channel"), merges what that one missed
+    stemmer it replaced (docs/measurements.md, "The lexical channel"), merges what that one missed
     (`adoption`/`adopt`, `ids`/`id`), and costs about a microsecond a word. A stemmer
     object is not thread-safe, so each thread gets its own.
     """

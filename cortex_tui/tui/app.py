@@ -31,6 +31,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from cortex_tui.docs.pages import PAGES as PAGES_OF_DOCS
 from cortex_tui.engine.deferred import DeferredEngine, OpeningAbandoned
 from cortex_tui.errors import CortexError
 from cortex_tui.tui.colours import DOMAIN_DEFAULTS
@@ -97,6 +98,7 @@ class CortexApp(App[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("f1", "docs", "Docs", show=False, id="app.docs"),
         Binding("ctrl+t", "next_theme", "Theme", show=False, id="app.next_theme"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit"),
         *(
@@ -415,6 +417,20 @@ class CortexApp(App[None]):
             HelpScreen(f"Keys · {pane.title}", help_content(sections, self.user_keymap, display))
         )
 
+    def action_docs(self, topic: str = "tui") -> None:
+        """A reference page; the TUI's own opens at the pane in front of you."""
+        from cortex_tui.docs.pages import find
+        from cortex_tui.tui.docs_screen import DocsScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+        anchor = self._shown_pane_title().lower() if topic == "tui" else ""
+        self.push_screen(DocsScreen(find(topic), anchor))
+
+    def _shown_pane_title(self) -> str:
+        active = self.query_one("#panes", TabbedContent).active
+        return next((pane.title for pane in PANES if _tab_id(pane.pane_id) == active), "")
+
     def action_next_theme(self) -> None:
         names = sorted(self.available_themes)
         self.theme = names[(names.index(self.theme) + 1) % len(names)]
@@ -443,6 +459,12 @@ class CortexApp(App[None]):
                     binding.tooltip or f"{binding.description} in the {pane.title} pane",
                     lambda pane=pane, action=binding.action: self._run_pane_action(pane, action),
                 )
+        for page in PAGES_OF_DOCS:
+            yield SystemCommand(
+                f"Docs: {page.title}",
+                f"The reference page on {page.summary}",
+                lambda topic=page.topic: self.action_docs(topic),
+            )
         for name in sorted(self.available_themes):
             yield SystemCommand(
                 f"Theme: {name}",

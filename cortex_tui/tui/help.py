@@ -53,10 +53,11 @@ def help_content(
 
 
 class HelpScreen(ModalScreen[None]):
-    """A modal listing keys; escape, `?` or q closes it."""
+    """A modal listing keys; escape, `?` or q closes it, f1 goes on to the reference pages."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "dismiss", "Close", id="help.close"),
+        Binding("f1", "app.docs", "Docs", id="help.docs"),
     ]
 
     DEFAULT_CSS = """
@@ -75,5 +76,5 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = self._title
-            scroll.border_subtitle = "remap in config.toml [tui.keymap]: id = key"
+            scroll.border_subtitle = "f1: the reference pages · remap in config.toml [tui.keymap]"
             yield Static(self._body, id="help-body")
