@@ -25,7 +25,14 @@ from tests.docs.documented_commands import (
     problem_with,
     simple_commands,
 )
-from tests.docs.markdown_files import DOCUMENTS, CodeBlock, code_blocks, document_id, prose
+from tests.docs.markdown_files import (
+    DOCUMENTS,
+    REPO,
+    CodeBlock,
+    code_blocks,
+    document_id,
+    prose,
+)
 
 SHELL_BLOCKS = [
     block for doc in DOCUMENTS for block in code_blocks(doc) if block.language in ("sh", "console")
@@ -99,6 +106,7 @@ def sandbox(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         "HOME": str(home),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
         "CORTEX_DAEMON": "0",
+        "CHECKOUT": str(REPO),  # for a block a reader runs from a checkout
         "GIT_AUTHOR_NAME": "Reader",
         "GIT_AUTHOR_EMAIL": "reader@example.com",
         "GIT_COMMITTER_NAME": "Reader",
