@@ -1,5 +1,5 @@
 """`cortex-tui bench` as a user runs it, on small sizes: every row it reports is there and
-measured (the figures themselves go to README, never into assertions)."""
+measured (the figures themselves go to docs/measurements.md, never into assertions)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Hostile input through the real surfaces: hook subprocesses, the service, the CLI.
 
-Each test reproduces one way input used to hang, bloat or silence the engine (see the
-README's security section) and shows it now keeps the hook contract: exit 0, stdout
+Each test reproduces one way input used to hang, bloat or silence the engine (see
+docs/privacy.md, "Hostile input") and shows it now keeps the hook contract: exit 0, stdout
 empty or valid, nothing on stderr, and the service still answering afterwards.
 """
 
