@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 import typing
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import annotated_types
@@ -148,7 +147,7 @@ def main(argv: list[str]) -> int:
             print(f"{PAGE} is stale: run python -m cortex_tui.docs.settings_reference")
             return 1
         return 0
-    Path(PAGE).write_text(fresh, encoding="utf-8")
+    PAGE.write_text(fresh, encoding="utf-8")
     return 0
 
 

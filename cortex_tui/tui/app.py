@@ -31,7 +31,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from cortex_tui.docs.pages import PAGES as PAGES_OF_DOCS
+from cortex_tui.docs import pages as docs_pages
 from cortex_tui.engine.deferred import DeferredEngine, OpeningAbandoned
 from cortex_tui.errors import CortexError
 from cortex_tui.tui.colours import DOMAIN_DEFAULTS
@@ -418,17 +418,22 @@ class CortexApp(App[None]):
         )
 
     def action_docs(self, topic: str = "tui") -> None:
-        """A reference page; the TUI's own opens at the pane in front of you."""
-        from cortex_tui.docs.pages import find
+        """A reference page; the TUI's own opens at the pane in front of you. The pages
+        open in one screen: asked again while it is up, it turns to the page asked for."""
+        # imported here: the Markdown viewer is no part of the first frame
         from cortex_tui.tui.docs_screen import DocsScreen
 
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
+        page = docs_pages.find(topic)
         anchor = self._shown_pane_title().lower() if topic == "tui" else ""
-        self.push_screen(DocsScreen(find(topic), anchor))
+        if isinstance(self.screen, DocsScreen):
+            self.screen.turn_to(page, anchor)
+        else:
+            self.push_screen(DocsScreen(page, anchor))
 
     def _shown_pane_title(self) -> str:
-        active = self.query_one("#panes", TabbedContent).active
+        active = self.screen_stack[0].query_one("#panes", TabbedContent).active
         return next((pane.title for pane in PANES if _tab_id(pane.pane_id) == active), "")
 
     def action_next_theme(self) -> None:
@@ -459,7 +464,7 @@ class CortexApp(App[None]):
                     binding.tooltip or f"{binding.description} in the {pane.title} pane",
                     lambda pane=pane, action=binding.action: self._run_pane_action(pane, action),
                 )
-        for page in PAGES_OF_DOCS:
+        for page in docs_pages.PAGES:
             yield SystemCommand(
                 f"Docs: {page.title}",
                 f"The reference page on {page.summary}",

@@ -62,9 +62,16 @@ class DocsScreen(Screen[None]):
         return self.query_one(DocsViewer)
 
     async def on_mount(self) -> None:
-        suffix = f"#{self.heading}" if self.heading else ""
-        await self.viewer.go(f"{self.page.path}{suffix}")
+        await self.viewer.go(self._location())
         self.viewer.document.focus()
+
+    def turn_to(self, page: Page, anchor: str = "") -> None:
+        """Show another page here (back returns to this one)."""
+        self.page, self.heading = page, anchor
+        self.call_later(self.viewer.go, self._location())
+
+    def _location(self) -> str:
+        return f"{self.page.path}#{self.heading}" if self.heading else str(self.page.path)
 
     def action_close(self) -> None:
         self.dismiss()

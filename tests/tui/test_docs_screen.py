@@ -99,3 +99,23 @@ async def test_f1_from_the_keys_help_and_the_palette_open_the_pages(
         commands["Docs: Configuration"].callback()
         await settle(pilot)
         assert shown(app) == "configuration.md"
+
+
+async def test_asked_again_while_open_the_one_screen_turns_the_page(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "f1")
+        await settle(pilot)
+        screens = len(app.screen_stack)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert len(app.screen_stack) == screens
+        assert shown(app) == "tui.md#recall"
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        commands["Docs: Operations"].callback()
+        await settle(pilot)
+        assert len(app.screen_stack) == screens
+        assert shown(app) == "operations.md"
+        await pilot.press("b")
+        await settle(pilot)
+        assert shown(app) == "tui.md#recall"
