@@ -78,7 +78,7 @@ def test_every_setting_is_a_row_of_the_configuration_page_with_its_default() -> 
             continue
         row = re.search(rf"^\| `{re.escape(key)}` \| ([^|]+) \|", page, re.MULTILINE)
         assert row is not None, f"{key} has no row"
-        if isinstance(default, (bool, int, float)) and default is not None:
+        if isinstance(default, (bool, int, float)):
             shown = str(default).lower() if isinstance(default, bool) else str(default)
             assert row.group(1).strip() == f"`{shown}`", key
 
@@ -96,10 +96,10 @@ FILE_SUFFIXES = {"py", "json", "jsonl", "md", "toml", "sqlite"}
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=document_id)
-def test_every_setting_named_is_real_and_so_is_the_default_beside_it(document: object) -> None:
+def test_every_setting_named_is_real_and_so_is_the_default_beside_it(document: Path) -> None:
     keys = setting_keys()
     wrong = []
-    for key, shown, unit in NAMED_SETTING.findall(prose(document)):  # type: ignore[arg-type]
+    for key, shown, unit in NAMED_SETTING.findall(prose(document)):
         if key.rsplit(".", 1)[-1] in FILE_SUFFIXES:
             continue  # a file, such as `backup.py`
         if key not in keys:

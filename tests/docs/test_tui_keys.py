@@ -10,7 +10,7 @@ from textual.binding import Binding
 
 from cortex_tui.tui.app import CortexApp
 from cortex_tui.tui.help import bindings_of
-from cortex_tui.tui.registry import PANES
+from cortex_tui.tui.registry import PANES, PaneEntry
 from tests.docs.markdown_files import DOCS, prose
 
 SHOWN = {"slash": "/", "question_mark": "?"}
@@ -34,10 +34,9 @@ def keys_of(bindings: list[Binding]) -> set[str]:
 
 
 @pytest.mark.parametrize("pane", PANES, ids=lambda pane: pane.pane_id)
-def test_each_pane_key_is_in_its_table(pane: object) -> None:
-    entry = pane  # a PaneEntry
-    bound = keys_of(bindings_of(entry.load().BINDINGS))  # type: ignore[attr-defined]
-    assert bound - documented_keys(entry.title) == set()  # type: ignore[attr-defined]
+def test_each_pane_key_is_in_its_table(pane: PaneEntry) -> None:
+    bound = keys_of(bindings_of(pane.load().BINDINGS))
+    assert bound - documented_keys(pane.title) == set()
 
 
 def test_the_keys_that_work_everywhere_are_in_their_table() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.app import App
 from textual.widgets import Markdown
 
 from cortex_tui.tui.docs_screen import DocsScreen, DocsViewer
@@ -15,11 +16,11 @@ pytestmark = pytest.mark.anyio
 SIZE = (100, 30)
 
 
-def shown(app: object) -> str:
+def shown(app: App[None]) -> str:
     """The page and anchor the viewer is on, e.g. `tui.md#graph`."""
-    screen = app.screen  # type: ignore[attr-defined]
+    screen = app.screen
     assert isinstance(screen, DocsScreen)
-    return screen.viewer.navigator.location.name  # type: ignore[no-any-return]
+    return screen.viewer.navigator.location.name
 
 
 async def test_f1_opens_the_tui_page_at_the_pane_in_front(make_app: AppFactory) -> None:
