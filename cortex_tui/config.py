@@ -668,6 +668,24 @@ class HooksConfig(_Section):
     )
 
 
+class InjectionsConfig(_Section):
+    """The record of what memory gave each agent turn (`cortex-tui turns`, the TUI's
+    Turns pane): written by the service after it answers, private like the rest of the
+    home, with no secret in it."""
+
+    enabled: bool = Field(
+        default=True, description="keep a record of every context given (false: keep none)"
+    )
+    keep_days: float = Field(
+        default=30.0, gt=0, description="days a record is kept before it is dropped"
+    )
+    max_mb: float = Field(
+        default=20.0,
+        ge=0.5,
+        description="megabytes the records may take; past it the oldest are dropped",
+    )
+
+
 class LimitsConfig(_Section):
     """Sizes no real note or prompt reaches. Past them a request is refused in one line
     (the service answers 413), so no request holds the engine for long; a hook trims
@@ -831,6 +849,7 @@ class Settings(BaseSettings):
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
     backup: BackupConfig = Field(default_factory=BackupConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    injections: InjectionsConfig = Field(default_factory=InjectionsConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     tenants: TenantsConfig = Field(default_factory=TenantsConfig)

@@ -24,7 +24,9 @@ from typing import Any
 
 import cortex_tui
 from cortex_tui.bench.timing import Timing, children_cpu
-from cortex_tui.config import load_settings
+from cortex_tui.clock import system_clock
+from cortex_tui.config import InjectionsConfig, load_settings
+from cortex_tui.injections.log import InjectionLog
 from cortex_tui.integrations.claude_code import installed_script
 from cortex_tui.link import local_service
 
@@ -88,6 +90,7 @@ def bench_hooks(
         for i, prompt in enumerate(prompts[:runs]):
             turn = f"User: {prompt}\n\nAssistant: We decided to keep option {i}."
             post.samples.append(_with_cpu(post_cpu, _hook_command("post"), turn, env))
+        records = injection_records(home)
     interpreter, pre_process = bare.summary(), pre.summary()
     return {
         "service_cold_start_ms": round(cold_start * 1000, 1),
@@ -101,6 +104,20 @@ def bench_hooks(
         "pre_service_call": direct.summary(),
         "post_hook_process": post.summary(),
         "post_hook_process_cpu": post_cpu.summary(),
+        "injection_records": records,
+    }
+
+
+def injection_records(home: Path) -> dict[str, float]:
+    """What the pre hooks' records take on disk (`injections/`): each prompt above left
+    one, written by the service after it answered."""
+    log = InjectionLog(home / "injections", InjectionsConfig(), system_clock)
+    count = len(log.newest(limit=sys.maxsize))
+    size = log.size()
+    return {
+        "records": count,
+        "bytes": size,
+        "mb_per_1000_prompts": round(size / max(count, 1) * 1000 / 1e6, 2),
     }
 
 

@@ -19,6 +19,7 @@ from cortex_tui.cli import (
     model_commands,
     sync_commands,
     tenant_commands,
+    turns_commands,
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
@@ -47,6 +48,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     model_commands,
     sync_commands,
     tenant_commands,
+    turns_commands,
     docs_commands,
 )
 """In the order `--help` lists them, after the memory and store commands."""

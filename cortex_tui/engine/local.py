@@ -27,6 +27,8 @@ from cortex_tui.engine.protocol import MAX_DAYS
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
+from cortex_tui.injections.log import InjectionLog
+from cortex_tui.injections.record import Injection, redacted
 from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.llm.factory import make_llm
@@ -142,6 +144,8 @@ class LocalEngine:
             privacy=self.privacy,
         )
         self._overview = Overview(store, embedder, clock)
+        self.injection_log = InjectionLog(settings.home / "injections", settings.injections, clock)
+        """What memory gave each agent turn (`injections/`)."""
         self.projects = ProjectNames(store)
         """Project names as people give them (`api`) to the keys memories are filed
         under (`github.com/acme/api`)."""
@@ -266,6 +270,20 @@ class LocalEngine:
             next_offset=next_offset,
             total=self.store.count_memories(filter),
         )
+
+    def injections(
+        self,
+        session: str | None = None,
+        agent: str | None = None,
+        limit: int = 50,
+        before: datetime | None = None,
+    ) -> list[Injection]:
+        return self.injection_log.newest(session=session, agent=agent, limit=limit, before=before)
+
+    def record_injection(self, injection: Injection) -> None:
+        """The privacy step's guard first: a memory written before a secret's kind was
+        known, or a prompt pasted with a key in it, is kept with a placeholder."""
+        self.injection_log.append(redacted(injection, self.privacy.clean))
 
     def history(self, memory_id: str) -> list[Memory]:
         """The version chain containing `memory_id`, oldest first."""

@@ -20,6 +20,7 @@ from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.declaration import Route, on_get, on_post, operation
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
+from cortex_tui.injections.record import Injection
 from cortex_tui.lifecycle.report import LifecycleReport
 from cortex_tui.maintenance.backup import BackupReport
 from cortex_tui.models import (
@@ -34,6 +35,7 @@ from cortex_tui.models import (
     RecallResponse,
     Scope,
     Stats,
+    UtcDatetime,
     WriteResult,
 )
 from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
@@ -249,6 +251,30 @@ class Engine(Protocol):
     @operation(on_get("/v1/conflicts"))
     def conflicts(self) -> list[ConflictGroup]:
         """Groups of memories that contradict each other and wait for a decision."""
+        ...
+
+    @operation(on_get("/v1/injections"), name="turns")
+    def injections(
+        self,
+        session: Annotated[
+            str | None, Field(description="one session's records: its id, or a start of it")
+        ] = None,
+        agent: Annotated[
+            str | None, Field(description="one agent's records: claude, openclaw, mcp, plain")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
+        before: Annotated[
+            UtcDatetime | None, Field(description="records older than this (the next page)")
+        ] = None,
+    ) -> list[Injection]:
+        """What memory gave each agent turn, newest first: the block as it was given, each
+        memory's score breakdown as computed then, and what the budget left out."""
+        ...
+
+    @operation(on_post("/v1/injections"), name="record_injection")
+    def record_injection(self, injection: Injection) -> None:
+        """Keep the record of a context given to a caller (any secret in it is replaced
+        first); nothing when `injections.enabled` is off."""
         ...
 
     @operation(on_get("/v1/profiles"), name="profiles")

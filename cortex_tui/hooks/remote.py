@@ -20,9 +20,13 @@ from cortex_tui.quick_settings import prompt_limits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cortex_tui.link.local_service import StrPath
     from cortex_tui.log_protocol import Log
 
+RECORD_FIELDS = ("agent", "trigger")
+"""The plan's fields a server before the injection record does not know."""
 SEND_MARGIN = 0.5
 """Seconds of the post hook's cap kept back from sending, to exit in time."""
 
@@ -49,13 +53,28 @@ def pre_via_server(
         "session": plan.session,
         "max_chars": plan.max_chars,
         "standing": plan.standing,
+        "agent": plan.agent,
+        "trigger": plan.trigger,
     }
     try:
-        answer = link.post_json(HOOK_CONTEXT_ROUTE, asked, timeout=deadline - time.monotonic())
+        answer = _asked(link, asked, deadline)
     except (ServiceUnavailable, ServiceError) as exc:
         log.info("no context this turn from %s: %s", link.url, exc)
         return ""
     return render(event, str(answer.get("context", "")), text_format)
+
+
+def _asked(link: RemoteLink, asked: dict[str, Any], deadline: float) -> Any:
+    """The server's answer to the plan; a server of an earlier version, which refuses
+    the fields naming who asks (they only label its injection record), is asked again
+    without them."""
+    try:
+        return link.post_json(HOOK_CONTEXT_ROUTE, asked, timeout=deadline - time.monotonic())
+    except ServiceError as exc:
+        if exc.status != 422:
+            raise
+    older = {name: value for name, value in asked.items() if name not in RECORD_FIELDS}
+    return link.post_json(HOOK_CONTEXT_ROUTE, older, timeout=deadline - time.monotonic())
 
 
 def post_via_server(raw: str, home: StrPath, link: RemoteLink, deadline: float, log: Log) -> str:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.integrations.turns import PrePlan
     from cortex_tui.link.local_service import StrPath
     from cortex_tui.log_protocol import Log
 
@@ -325,7 +326,6 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
         drain_spool,
         note_pre,
         plan_pre,
-        pre_context,
         query_chars_of,
         spool_turn,
     )
@@ -340,31 +340,7 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
         note_pre(event, Path(home), log, plan)
         if plan is None:
             return ""
-        from cortex_tui.engine.standing import standing_context
-        from cortex_tui.recall.request import RecallRequest
-
-        engine = _open_engine(settings, log)
-        if plan.project and plan.legacy_project:
-            engine.adopt_project(plan.project, plan.legacy_project)
-
-        def recall(max_chars: int) -> str:
-            request = RecallRequest(
-                query=plan.query,
-                project=plan.project,
-                max_chars=max_chars,
-                rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
-            )
-            return engine.recall(request).context
-
-        def standing(max_chars: int) -> str:
-            budget = settings.hooks.standing_context_tokens
-            return standing_context(engine, plan.project, budget, max_chars)
-
-        try:
-            context = pre_context(plan, standing, recall)
-        finally:
-            engine.close()
-        return render(event, context, text_format)
+        return render(event, _in_process_context(plan, settings, log), text_format)
     from cortex_tui.privacy.redactor import Redactor
 
     redact = Redactor(settings.privacy).clean
@@ -388,6 +364,50 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     finally:
         engine.close()
     return ""
+
+
+def _in_process_context(plan: PrePlan, settings: Settings, log: Log) -> str:
+    """The plan's context from a store this process opens, and its injection record (no
+    service to write it after the answer; a record not kept costs the log a line, never
+    the prompt its context)."""
+    from cortex_tui.engine.standing import standing_block
+    from cortex_tui.injections.record import Given, build_injection
+    from cortex_tui.integrations.turns import pre_context
+    from cortex_tui.recall.request import RecallRequest
+
+    engine = _open_engine(settings, log)
+    if plan.project and plan.legacy_project:
+        engine.adopt_project(plan.project, plan.legacy_project)
+    given = Given()
+
+    def recall(max_chars: int) -> str:
+        request = RecallRequest(
+            query=plan.query,
+            project=plan.project,
+            max_chars=max_chars,
+            rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
+        )
+        response = engine.recall(request)
+        given.recalled = response.results
+        return response.context
+
+    def standing(max_chars: int) -> str:
+        budget = settings.hooks.standing_context_tokens
+        block = standing_block(engine, plan.project, budget, max_chars)
+        given.standing = block.memories
+        return block.text
+
+    try:
+        given.context = pre_context(plan, standing, recall)
+        if settings.injections.enabled:
+            try:
+                budget = settings.recall.budget_tokens
+                engine.record_injection(build_injection(plan.asker(), engine.now(), given, budget))
+            except Exception as exc:
+                log.warning("the injection record was not kept: %s", exc)
+    finally:
+        engine.close()
+    return given.context
 
 
 def _open_engine(settings: Settings, log: Log) -> LocalEngine:

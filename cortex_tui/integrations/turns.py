@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from cortex_tui.config import Settings
     from cortex_tui.engine.capture_batch import Hold
     from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.injections.record import Asker
     from cortex_tui.link.spool import TurnProgress
     from cortex_tui.link.spool_entries import DraftEntry, DraftFields, SpoolEntry, TurnEntry
     from cortex_tui.log_protocol import Log
@@ -56,7 +57,16 @@ class PrePlan:
     size cap of the two together. `legacy_project`: the folder name earlier versions filed
     the project's memories under, moved to its key before the recall."""
 
-    __slots__ = ("legacy_project", "max_chars", "project", "query", "session", "standing")
+    __slots__ = (
+        "agent",
+        "legacy_project",
+        "max_chars",
+        "project",
+        "query",
+        "session",
+        "standing",
+        "trigger",
+    )
 
     def __init__(
         self,
@@ -65,6 +75,9 @@ class PrePlan:
         session: str,
         max_chars: int,
         standing: bool = False,
+        *,
+        agent: str = "plain",
+        trigger: str = "prompt",
     ) -> None:
         self.query = query
         self.project = project.key if project else None
@@ -72,6 +85,23 @@ class PrePlan:
         self.session = session
         self.max_chars = max_chars
         self.standing = standing
+        self.agent = agent
+        """Who asks, for the injection record: claude, openclaw or plain."""
+        self.trigger = trigger
+        """What asks: a prompt, or a session's start, resume or compaction."""
+
+    def asker(self) -> Asker:
+        """Who asked and for what, as the injection record names it."""
+        from cortex_tui.injections.record import Asker
+
+        return Asker(
+            agent=self.agent,
+            trigger=self.trigger,
+            session=self.session or None,
+            project=self.project,
+            query=self.query,
+            max_chars=self.max_chars,
+        )
 
     def cache_key(self) -> tuple[str, str, str]:
         """Session + project + normalised query: a repeated prompt (a retry, a resumed
@@ -105,7 +135,14 @@ def plan_pre(event: HookEvent, min_prompt_chars: int, query_chars: int, log: Log
         session=safe_name(event.session_id),
         max_chars=CLAUDE_CONTEXT_CAP - 200,
         standing=starting,
+        agent=event.caller,
+        trigger=_trigger(event) if starting else "prompt",
     )
+
+
+def _trigger(event: HookEvent) -> str:
+    """A session's start as the injection record names it."""
+    return event.source if event.source in ("resume", "compact") else "session start"
 
 
 def query_chars_of(settings: Settings) -> int:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.declaration import Arguments
+from cortex_tui.injections.record import Injection
 from cortex_tui.models import (
     Memory,
     MemoryDraft,
@@ -189,3 +190,21 @@ class ConflictsAnswer(BaseModel):
     settled: list[Memory] = Field(
         default_factory=list, description="what the decision left current"
     )
+
+
+class GivenArguments(Arguments):
+    session: str | None = Field(
+        default=None, description="the session's id (or its start); leave out for the newest"
+    )
+    limit: int = Field(default=1, ge=1, le=20, description="how many of the last prompts")
+    include_recalls: bool = Field(
+        default=False, description="also what this tool's own recall calls were given"
+    )
+
+
+class GivenAnswer(BaseModel):
+    turns: list[Injection] = Field(
+        description="newest first: the block as given, each memory with its score breakdown "
+        "as computed then, and what the budget left out"
+    )
+    note: str

@@ -8,6 +8,7 @@ tool, then says what comes back.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,10 +20,19 @@ from cortex_tui.engine.operations import operation_of
 from cortex_tui.engine.protocol import Engine, EntityGraph
 from cortex_tui.errors import InvalidInputError, NotFoundError
 from cortex_tui.graph.views import Neighbourhood
+from cortex_tui.injections.record import (
+    Asker,
+    Given,
+    Injection,
+    build_injection,
+    results_block,
+)
 from cortex_tui.mcp.shapes import (
     ConflictsAnswer,
     ConflictsArguments,
     EntitiesArguments,
+    GivenAnswer,
+    GivenArguments,
     ListArguments,
     RecallAnswer,
     RecallArguments,
@@ -30,7 +40,12 @@ from cortex_tui.mcp.shapes import (
     RememberArguments,
     SearchArguments,
 )
-from cortex_tui.models import Memory, MemoryPage
+from cortex_tui.models import Memory, MemoryPage, RecallResponse
+from cortex_tui.recall.request import RecallRequest
+
+log = logging.getLogger("cortex_tui.mcp")
+GIVEN_PAGE = 50
+"""Records read at a time while looking for the hooks' among a client's own recalls."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +83,41 @@ def _remember(engine: Engine, arguments: RememberArguments) -> RememberAnswer:
 
 
 def _recall(engine: Engine, arguments: RecallArguments) -> RecallAnswer:
-    response = engine.recall(arguments.request())
+    request = arguments.request()
+    response = engine.recall(request)
+    _record_recall(engine, request, response)
     return RecallAnswer.of(response, breakdown=arguments.breakdown)
+
+
+def _record_recall(engine: Engine, request: RecallRequest, response: RecallResponse) -> None:
+    """Keep what the client was given (every result, in full: no budget cuts a tool's
+    answer); a record that cannot be kept costs a log line, never the answer."""
+    now = engine.now()
+    asker = Asker(agent="mcp", trigger="recall", project=request.project, query=request.query)
+    given = Given(results_block(response.results, now), recalled=response.results)
+    try:
+        engine.record_injection(build_injection(asker, now, given, request.budget_tokens))
+    except Exception as exc:
+        log.warning("the recall's record was not kept: %s", exc)
+
+
+def _given(engine: Engine, arguments: GivenArguments) -> GivenAnswer:
+    turns: list[Injection] = []
+    before = None
+    while len(turns) < arguments.limit:
+        page = engine.injections(session=arguments.session, limit=GIVEN_PAGE, before=before)
+        wanted = (turn for turn in page if arguments.include_recalls or turn.agent != "mcp")
+        turns += list(wanted)[: arguments.limit - len(turns)]
+        if len(page) < GIVEN_PAGE:
+            break
+        before = page[-1].at
+    if not turns:
+        note = "no context has been given yet" + (
+            f" in a session starting {arguments.session!r}" if arguments.session else ""
+        )
+    else:
+        note = f"the last {len(turns)} context(s) given, newest first"
+    return GivenAnswer(turns=turns, note=note)
 
 
 def _search(engine: Engine, arguments: SearchArguments) -> MemoryPage:
@@ -182,6 +230,19 @@ CONFLICTS = ToolSpec(
     read_only=False,
 )
 
+GIVEN = ToolSpec(
+    name="given",
+    arguments=GivenArguments,
+    answer=GivenAnswer,
+    description=(
+        "Call when the user asks what memory gave you for the last prompt, or why you were "
+        "told something. Answers the context the hooks injected on the last prompts: each "
+        "memory with the score breakdown that placed it then, and what the budget left out."
+    ),
+    perform=_given,
+    read_only=True,
+)
+
 TOOLS: tuple[ToolSpec, ...] = (
     REMEMBER,
     RECALL,
@@ -204,4 +265,5 @@ TOOLS: tuple[ToolSpec, ...] = (
     ENTITIES,
     CONFLICTS,
     _derived(operation_of(Engine.history), "Call to see how a fact changed over time."),
+    GIVEN,
 )

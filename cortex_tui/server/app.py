@@ -22,11 +22,11 @@ from cortex_tui.engine.operations import EXPORT, operation_of
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.output import render
-from cortex_tui.integrations.turns import note_pre, plan_pre, query_chars_of
+from cortex_tui.integrations.turns import PrePlan, note_pre, plan_pre, query_chars_of
 from cortex_tui.link import local_service
 from cortex_tui.server.remote_routes import add_remote_routes
 from cortex_tui.server.routes import add_operation_routes
-from cortex_tui.server.service import Service
+from cortex_tui.server.service import HookAnswer, Service
 from cortex_tui.server.tenancy import over_tcp
 from cortex_tui.server.text_guard import TextGuard
 from cortex_tui.tcp import bearer_matches
@@ -119,11 +119,13 @@ def _service_routes(app: FastAPI, service: Service) -> None:
         (`?format=text`: plain text); the reads are counted once the answer is sent.
         Raw in and out, so the hook process needs no JSON (see `hooks/run.py`)."""
         text_format = request.query_params.get("format") == "text"
-        output, read = await run_in_threadpool(
+        output, plan, answer = await run_in_threadpool(
             _pre_hook_output, service, await request.body(), text_format
         )
-        if read:
-            after.add_task(service.touch, read)
+        if answer is not None and answer.read:
+            after.add_task(service.touch, answer.read)
+        if plan is not None and answer is not None:
+            after.add_task(service.record_given, plan, answer.given)
         return PlainTextResponse(output)
 
     @app.post(local_service.POST_HOOK_ROUTE)
@@ -165,9 +167,12 @@ def _tenant_routes(app: FastAPI, service: Service) -> None:
         }
 
 
-def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[str, list[str]]:
-    """What a pre hook prints for `body`, and the memories whose reads are to be counted.
-    A prompt is kept for its turn's capture first (the Stop hook may not find it in the
+def _pre_hook_output(
+    service: Service, body: bytes, text_format: bool
+) -> tuple[str, PrePlan | None, HookAnswer | None]:
+    """What a pre hook prints for `body`, with the plan and the answer it came from (to
+    count its reads and keep its record once it is sent); no plan, no context. A prompt
+    is kept for its turn's capture first (the Stop hook may not find it in the
     transcript), and a session's first prompt gets the standing context its start could
     not (`note_pre`)."""
     event = parse_event(decode_bytes(body))
@@ -175,9 +180,9 @@ def _pre_hook_output(service: Service, body: bytes, text_format: bool) -> tuple[
     plan = plan_pre(event, settings.hooks.min_prompt_chars, query_chars_of(settings), log)
     note_pre(event, service.home, log, plan, service.engine.privacy.clean)
     if plan is None:
-        return "", []
-    context, read = service.hook_context(plan)
-    return render(event, context, text_format), read
+        return "", None, None
+    answer = service.hook_context(plan)
+    return render(event, answer.given.context, text_format), plan, answer
 
 
 def _export_route(app: FastAPI, service: Service) -> None:

@@ -46,6 +46,8 @@ class HookPlan(BaseModel):
     session: Name = ""
     max_chars: int = Field(default=CLAUDE_CONTEXT_CAP - 200, ge=100, le=CLAUDE_CONTEXT_CAP)
     standing: bool = False
+    agent: Name = Field(default="plain", description="who asks, for the injection record")
+    trigger: Name = Field(default="prompt", description="what asks: a prompt, a session's start")
 
 
 class HookContext(BaseModel):
@@ -92,11 +94,14 @@ def add_remote_routes(app: FastAPI, service: Service) -> None:
             plan.session,
             plan.max_chars,
             plan.standing,
+            agent=plan.agent,
+            trigger=plan.trigger,
         )
-        context, read = await run_in_threadpool(service.hook_context, pre)
-        if read:
-            after.add_task(service.touch, read)
-        return HookContext(context=context)
+        answer = await run_in_threadpool(service.hook_context, pre)
+        if answer.read:
+            after.add_task(service.touch, answer.read)
+        after.add_task(service.record_given, pre, answer.given)
+        return HookContext(context=answer.given.context)
 
     @app.post(SPOOL_ENTRIES_ROUTE, response_model=SpoolReceipt)
     def spool_entries(delivery: SpoolDelivery) -> SpoolReceipt:

@@ -17,14 +17,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from cortex_tui.config import Settings
 from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.standing import standing_context
+from cortex_tui.engine.standing import standing_block
 from cortex_tui.errors import TooLargeError
+from cortex_tui.injections.record import Given, build_injection
 from cortex_tui.integrations.events import parse_event
 from cortex_tui.integrations.session_turns import prune_sessions
 from cortex_tui.integrations.turns import (
@@ -37,6 +39,7 @@ from cortex_tui.integrations.turns import (
 )
 from cortex_tui.link.spool import Spool, TurnProgress
 from cortex_tui.link.spool_entries import SpoolEntry, TurnEntry
+from cortex_tui.models import RecallResponse
 from cortex_tui.recall.merge import merge_recalls
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background
@@ -55,17 +58,18 @@ BUSY_WITHIN = 1.0
 
 
 class ContextCache:
-    """LRU of recalled context blocks keyed by (session, project, normalised query,
-    store generation): a repeated prompt is answered from memory, anything else is
-    recalled afresh — never the previous turn's answer for a new prompt."""
+    """LRU of recalls (the block and its ranked results) keyed by (session, project,
+    normalised query, store generation): a repeated prompt is answered from memory,
+    anything else is recalled afresh — never the previous turn's answer for a new
+    prompt."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._items: OrderedDict[tuple[Any, ...], RecallResponse] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[Any, ...]) -> str | None:
+    def get(self, key: tuple[Any, ...]) -> RecallResponse | None:
         found = self._items.get(key)
         if found is None:
             self.misses += 1
@@ -74,13 +78,22 @@ class ContextCache:
         self.hits += 1
         return found
 
-    def put(self, key: tuple[Any, ...], context: str) -> None:
+    def put(self, key: tuple[Any, ...], response: RecallResponse) -> None:
         if self.size <= 0:
             return
-        self._items[key] = context
+        self._items[key] = response
         self._items.move_to_end(key)
         while len(self._items) > self.size:
             self._items.popitem(last=False)
+
+
+@dataclass
+class HookAnswer:
+    """A pre hook's context, what it was made of (for its injection record) and the
+    recalled memories whose reads are still to be counted."""
+
+    given: Given = field(default_factory=Given)
+    read: list[str] = field(default_factory=list)
 
 
 class Service:
@@ -211,55 +224,70 @@ class Service:
 
     # --- hooks -----------------------------------------------------------------------
 
-    def hook_context(self, plan: PrePlan) -> tuple[str, list[str]]:
+    def hook_context(self, plan: PrePlan) -> HookAnswer:
         """The context for a pre hook — the standing block when the plan asks for it,
-        then the recalled one — and the ids of the recalled memories whose reads are
-        still to be counted (`touch`, after the answer is sent), under one hold of the
-        engine. The recall comes from the cache when the same prompt of the same session
-        was recalled since the store last changed. The query is embedded before the
-        engine is held (the recall finds it in the query cache)."""
+        then the recalled one — under one hold of the engine. The recall comes from the
+        cache when the same prompt of the same session was recalled since the store last
+        changed. The query is embedded before the engine is held (the recall finds it in
+        the query cache)."""
         if plan.query:
             self.engine.embedder.embed_query(plan.query)
-        read: list[str] = []
-
+        answer = HookAnswer()
+        given = answer.given
         team = self.team
 
         def standing(max_chars: int) -> str:
             budget = self.settings.hooks.standing_context_tokens
-            own = standing_context(self.engine, plan.project, budget, max_chars)
-            if team is None or max_chars - len(own) <= 1:
-                return own
-            left = max_chars - (len(own) + 1 if own else 0)
-            shared = team.read(lambda: standing_context(team.engine, plan.project, budget, left))
-            return "\n".join(block for block in (own, shared) if block)
+            own = standing_block(self.engine, plan.project, budget, max_chars)
+            given.standing = own.memories
+            if team is None or max_chars - len(own.text) <= 1:
+                return own.text
+            left = max_chars - (len(own.text) + 1 if own.text else 0)
+            shared = team.read(lambda: standing_block(team.engine, plan.project, budget, left))
+            given.standing += shared.memories
+            return "\n".join(block for block in (own.text, shared.text) if block)
 
         def recall(max_chars: int) -> str:
             generations = (self._generation, team._generation if team else 0)
             key = (*plan.cache_key(), max_chars, generations)
-            cached = self._cache.get(key)
-            if cached is not None:
-                return cached
-            request = RecallRequest(
-                query=plan.query,
-                project=plan.project,
-                max_chars=max_chars,
-                rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
-                update_access=False,
-            )
-            response = self.engine.recall(request)
-            if team is not None:
-                shared = team.read(lambda: team.engine.recall(request))
-                response = merge_recalls(
-                    request, [response, shared], self.settings.recall, self.engine.now()
+            response = self._cache.get(key)
+            if response is None:
+                request = RecallRequest(
+                    query=plan.query,
+                    project=plan.project,
+                    max_chars=max_chars,
+                    rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
+                    update_access=False,
                 )
-            self._cache.put(key, response.context)
-            read.extend(result.memory.id for result in response.results)
+                response = self.engine.recall(request)
+                if team is not None:
+                    shared = team.read(lambda: team.engine.recall(request))
+                    response = merge_recalls(
+                        request, [response, shared], self.settings.recall, self.engine.now()
+                    )
+                self._cache.put(key, response)
+                answer.read.extend(result.memory.id for result in response.results)
+            given.recalled = response.results
             return response.context
 
         with self._lock.hold("hook", urgent=True):
             if plan.project and self.engine.adopt_project(plan.project, plan.legacy_project):
                 self._generation += 1
-            return pre_context(plan, standing, recall), read
+            given.context = pre_context(plan, standing, recall)
+        return answer
+
+    def record_given(self, plan: PrePlan, given: Given) -> None:
+        """Keep what a pre hook gave (`injections/`), after its answer is sent; a record
+        that cannot be written costs the log a line, never the agent its turn."""
+        if not self.settings.injections.enabled:
+            return
+        try:
+            record = build_injection(
+                plan.asker(), self.engine.now(), given, self.settings.recall.budget_tokens
+            )
+            self.engine.record_injection(record)
+        except Exception:
+            log.exception("the injection record was not kept")
 
     def touch(self, memory_ids: list[str]) -> None:
         """Count the reads of a pre hook's memories, behind any waiting reader; not a

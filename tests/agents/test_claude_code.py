@@ -36,6 +36,14 @@ def injected(request: Request, event: str = "") -> str:
     return "\n".join(re.findall(r"<cortex_memories>.*?</cortex_memories>", text))
 
 
+def as_sent(request: Request, event: str) -> str:
+    """The event's memory blocks as the model read them: `Request.text` holds the
+    request as JSON, each block's newlines escaped (`injected` joins blocks with a
+    newline of its own)."""
+    blocks = injected(request, event).split("\n")
+    return "\n".join(str(json.loads(f'"{block}"')) for block in blocks)
+
+
 def test_the_first_prompt_of_a_session_gets_memories_while_a_busy_machine_starts_the_service(
     claude: ClaudeCode, model: ModelStandIn
 ) -> None:
@@ -103,6 +111,37 @@ def test_a_session_start_gives_the_projects_rules_and_a_resume_gives_back_the_re
     restored = injected(model.requests[0], "SessionStart hook additional context")
     assert "argocd app rollback harbor" in restored
     assert "Never deploy harbor on a Friday." in restored
+
+
+def test_each_prompts_record_holds_the_context_the_model_was_sent(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("hook", "install")
+    claude.cortex(
+        "remember", "--project", "harbor", "--type", "rule", "Never deploy harbor on a Friday."
+    )
+    rollback = "To roll back harbor, run argocd app rollback harbor with the previous revision."
+    claude.cortex("remember", "--project", "harbor", rollback, daemon=True)
+    first = claude.run("How do we roll back a harbor deploy?")
+    sent = {"prompt": [as_sent(model.requests[0], "UserPromptSubmit hook additional context")]}
+    model.requests.clear()
+    claude.run("And who reviews a harbor rollback?", "--resume", first.session_id)
+    sent["resume"] = [as_sent(model.requests[0], "SessionStart hook additional context")]
+    sent["prompt"].insert(0, as_sent(model.requests[0], "UserPromptSubmit hook additional context"))
+
+    def records() -> list[dict[str, Any]]:
+        shown = claude.cortex("turns", "--json", "--session", first.session_id, daemon=True)
+        return list(json.loads(shown.stdout))
+
+    wait_for(lambda: len([r for r in records() if r["trigger"] != "session start"]) == 3, "records")
+    kept = [record for record in records() if record["trigger"] != "session start"]
+    assert [record["trigger"] for record in kept] == ["prompt", "resume", "prompt"]
+    for trigger, contexts in sent.items():
+        assert [r["context"] for r in kept if r["trigger"] == trigger] == contexts
+    assert all(record["agent"] == "claude" for record in kept)
+    assert rollback in kept[-1]["context"]
+    ids = [memory["id"][:8] for memory in kept[-1]["given"]]
+    assert ids and all(short in kept[-1]["context"] for short in ids)
 
 
 def test_a_stop_hook_that_keeps_claude_going_does_not_capture_the_turn_twice(

@@ -41,6 +41,7 @@ TOOL_NAMES = [
     "entities",
     "conflicts",
     "history",
+    "given",
 ]
 
 

@@ -1,0 +1,234 @@
+"""The records on disk: `$CORTEX_HOME/injections/`, JSON lines in numbered segments.
+
+Appended a whole line per write, so a crash halfway leaves at most one torn last line,
+which reading skips (and the next append starts on a line of its own). A segment is
+closed at a tenth of the size limit and compressed (a record is mostly score breakdowns,
+whose repeated names gzip well: ~20 KB a prompt becomes a few); the compressed copy
+replaces it by a rename, so a crash leaves one whole copy or the other. Whole segments
+are dropped, oldest first, past the size limit, and once their newest record is older
+than the age limit. Reading filters by age too, so a lowered limit holds at once. Files
+are private like the rest of the home; one lock file keeps two processes' appends and
+prunes apart.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gzip
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from cortex_tui.config import InjectionsConfig
+from cortex_tui.injections.record import Injection
+from cortex_tui.private import open_private, private_dir
+
+PLAIN = "jsonl"
+COMPRESSED = "jsonl.gz"
+SEGMENT_SHARE = 10
+"""A segment is closed at this fraction of the size limit: dropping one frees a tenth."""
+MIN_SEGMENT_BYTES = 16 * 1024
+TAIL_BYTES = 64 * 1024
+"""Bytes read from a segment's end to find its newest record's time."""
+
+
+class InjectionLog:
+    def __init__(
+        self, folder: Path, config: InjectionsConfig, clock: Callable[[], datetime]
+    ) -> None:
+        self.folder = folder
+        self.config = config
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._pruned = False
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.config.max_mb * 1024 * 1024)
+
+    @property
+    def segment_bytes(self) -> int:
+        return max(MIN_SEGMENT_BYTES, self.max_bytes // SEGMENT_SHARE)
+
+    def append(self, record: Injection) -> None:
+        """Keep `record` (nothing when the records are turned off)."""
+        if not self.config.enabled:
+            return
+        line = (record.model_dump_json(exclude_none=True, exclude_defaults=True) + "\n").encode()
+        with self._locked():
+            segment = self._current_segment()
+            if segment.exists() and segment.stat().st_size + len(line) > self.segment_bytes:
+                _compress(segment)
+                segment = self._segment_path(_number(segment) + 1)
+                self._prune(keep=segment)
+            elif not self._pruned:
+                self._prune(keep=segment)
+            with open_private(segment, "a+b") as out:
+                if _ends_torn(out.fileno()):
+                    out.write(b"\n")
+                out.write(line)
+
+    def newest(
+        self,
+        *,
+        session: str | None = None,
+        agent: str | None = None,
+        limit: int = 50,
+        before: datetime | None = None,
+    ) -> list[Injection]:
+        """Records newest first: of one session (an id or a start of it) or agent, only
+        those before `before`, at most `limit`; none older than the age limit."""
+        oldest = self._oldest_kept()
+        found: list[Injection] = []
+        for record in self._backwards():
+            if record.at < oldest:
+                break
+            if before is not None and record.at >= before:
+                continue
+            if session is not None and not (record.session or "").startswith(session):
+                continue
+            if agent is not None and record.agent != agent:
+                continue
+            found.append(record)
+            if len(found) >= limit:
+                break
+        return found
+
+    def size(self) -> int:
+        """Bytes the records take on disk."""
+        return sum(path.stat().st_size for path in self._segments())
+
+    # --- files -----------------------------------------------------------------------
+
+    def _segments(self) -> list[Path]:
+        """The segments, oldest first: one file each (a compressed copy wins over the
+        plain file a crash left beside it)."""
+        if not self.folder.is_dir():
+            return []
+        found: dict[int, Path] = {}
+        for path in self.folder.iterdir():
+            number, _, kind = path.name.partition(".")
+            known = number.isdigit() and kind in (PLAIN, COMPRESSED)
+            if known and (kind == COMPRESSED or int(number) not in found):
+                found[int(number)] = path
+        return [found[number] for number in sorted(found)]
+
+    def _segment_path(self, number: int) -> Path:
+        return self.folder / f"{number:06d}.{PLAIN}"
+
+    def _current_segment(self) -> Path:
+        segments = self._segments()
+        if not segments:
+            return self._segment_path(1)
+        last = segments[-1]
+        return self._segment_path(_number(last) + 1) if last.name.endswith(COMPRESSED) else last
+
+    def _backwards(self) -> Iterator[Injection]:
+        for segment in reversed(self._segments()):
+            for line in reversed(_lines(segment)):
+                if record := _parsed(line):
+                    yield record
+
+    def _oldest_kept(self) -> datetime:
+        return self._clock() - timedelta(days=self.config.keep_days)
+
+    def _prune(self, keep: Path) -> None:
+        """Drop the segments past the age limit, then the oldest past the size limit;
+        `keep` (the one about to be written) stays."""
+        self._pruned = True
+        oldest = self._oldest_kept()
+        segments = [path for path in self._segments() if path != keep]
+        for path in list(segments):
+            newest = _newest_time(path)
+            if newest is not None and newest >= oldest:
+                break
+            _drop(path)
+            segments.remove(path)
+        # The segment written grows to `segment_bytes`: the others keep the rest.
+        others = sum(path.stat().st_size for path in segments)
+        while segments and others > self.max_bytes - self.segment_bytes:
+            dropped = segments.pop(0)
+            others -= dropped.stat().st_size
+            _drop(dropped)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        private_dir(self.folder)
+        with self._lock, open_private(self.folder / ".lock", "a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _number(path: Path) -> int:
+    return int(path.name.partition(".")[0])
+
+
+def _lines(segment: Path) -> list[bytes]:
+    """A segment's lines; none when another process pruned it meanwhile."""
+    try:
+        data = segment.read_bytes()
+    except FileNotFoundError:
+        return []
+    if segment.name.endswith(COMPRESSED):
+        data = gzip.decompress(data)
+    return data.split(b"\n")
+
+
+def _compress(segment: Path) -> None:
+    """Replace a closed segment by its compressed copy (written aside, then renamed in)."""
+    target = segment.with_name(f"{segment.name}.gz")
+    aside = segment.with_name(f".{target.name}.partial")
+    with open_private(aside, "wb") as out:
+        out.write(gzip.compress(segment.read_bytes(), compresslevel=6))
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(aside, target)
+    segment.unlink()
+
+
+def _drop(segment: Path) -> None:
+    """A segment gone, with a plain copy a crash may have left beside a compressed one."""
+    segment.unlink(missing_ok=True)
+    segment.with_name(f"{_number(segment):06d}.{PLAIN}").unlink(missing_ok=True)
+
+
+def _parsed(line: bytes) -> Injection | None:
+    """A record, or None for an empty or torn line (a crash during its write)."""
+    if not line.strip():
+        return None
+    try:
+        return Injection.model_validate_json(line)
+    except ValidationError:
+        return None
+
+
+def _ends_torn(fd: int) -> bool:
+    """Whether the file's last byte is not a newline: a write a crash cut short."""
+    end = os.lseek(fd, 0, os.SEEK_END)
+    return end > 0 and os.pread(fd, 1, end - 1) != b"\n"
+
+
+def _newest_time(path: Path) -> datetime | None:
+    """The time of the newest whole record in `path` (None: none could be read)."""
+    if path.name.endswith(COMPRESSED):
+        lines = _lines(path)
+    else:
+        try:
+            with path.open("rb") as handle:
+                end = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, end - TAIL_BYTES))
+                lines = handle.read().split(b"\n")
+        except FileNotFoundError:
+            return None
+    for line in reversed(lines):
+        if record := _parsed(line):
+            return record.at
+    return None
