@@ -74,6 +74,17 @@ def line_memory_id(line: str) -> str | None:
     return fields[2] if len(fields) >= 3 else None
 
 
+def without_lines_of(block: str, given: str) -> str:
+    """`block` less the memories `given` has (by id: a recalled line may carry more, a
+    conflict note, say); "" when none is left."""
+    if not given or not block:
+        return block
+    lines = block.split("\n")
+    shown = {line_memory_id(line) for line in given.split("\n")} - {None}
+    memories = [line for line in lines[2:-1] if line_memory_id(line) not in shown]
+    return "\n".join([*lines[:2], *memories, lines[-1]]) if memories else ""
+
+
 def _inert(text: str) -> str:
     """`text` on one line with no markup left in it (see the module docstring)."""
     return html.escape(" ".join(text.split()), quote=False)

@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 from cortex_tui.config import RecallWeights
+from cortex_tui.demo.turns import record_demo_turns
 from cortex_tui.demo.vectors import DemoTexts, shipped_vectors
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import (
@@ -165,4 +166,10 @@ def load_demo(engine: LocalEngine) -> dict[str, int]:
     else:
         engine.insert(memories, vectors=shipped.memories, parts=shipped.split_parts(texts))
     engine.insert_graph(entities, relations, entity_vectors=shipped.entities if shipped else None)
-    return {"memories": len(memories), "entities": len(entities), "relations": len(relations)}
+    turns = record_demo_turns(engine, demo_data().get("turns", []), demo_id)
+    return {
+        "memories": len(memories),
+        "entities": len(entities),
+        "relations": len(relations),
+        "turns": turns,
+    }

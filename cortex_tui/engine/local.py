@@ -7,6 +7,7 @@ one's validity; forgetting marks a memory deleted; only `purge` removes data.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -22,13 +23,16 @@ from cortex_tui.curation.groups import ConflictGroup, Curator
 from cortex_tui.curation.projects import ProjectNames
 from cortex_tui.curation.versions import version_chain
 from cortex_tui.embed.base import Embedder, Matrix
+from cortex_tui.engine import turn_judgements
 from cortex_tui.engine.limits import check_content, check_query, check_turn
 from cortex_tui.engine.protocol import MAX_DAYS
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
+from cortex_tui.injections.judgements import Judgement, JudgementLog
 from cortex_tui.injections.log import InjectionLog
-from cortex_tui.injections.record import Injection, redacted
+from cortex_tui.injections.record import Injection, Verdict, redacted
+from cortex_tui.injections.usefulness import Unhelpful, unhelpful
 from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.llm.factory import make_llm
@@ -146,6 +150,8 @@ class LocalEngine:
         self._overview = Overview(store, embedder, clock)
         self.injection_log = InjectionLog(settings.home / "injections", settings.injections, clock)
         """What memory gave each agent turn (`injections/`)."""
+        self.judgement_log = JudgementLog(settings.home / "injections" / "judgements.jsonl")
+        """A person's judgements of what the turns were given."""
         self.projects = ProjectNames(store)
         """Project names as people give them (`api`) to the keys memories are filed
         under (`github.com/acme/api`)."""
@@ -278,7 +284,20 @@ class LocalEngine:
         limit: int = 50,
         before: datetime | None = None,
     ) -> list[Injection]:
-        return self.injection_log.newest(session=session, agent=agent, limit=limit, before=before)
+        records = self.injection_log.newest(
+            session=session, agent=agent, limit=limit, before=before
+        )
+        return turn_judgements.judged_records(self, records)
+
+    def unhelpful_memories(self, min_given: int = 3) -> list[Unhelpful]:
+        records = self.injection_log.newest(limit=sys.maxsize)
+        return unhelpful(records, self.judgement_log.standing(), min_given)
+
+    def judge_turn(self, injection_id: str, memory_id: str, verdict: Verdict) -> Judgement:
+        return turn_judgements.judge_turn(self, injection_id, memory_id, verdict)
+
+    def withdraw_judgement(self, judgement_id: str) -> Judgement:
+        return turn_judgements.withdraw_judgement(self, judgement_id)
 
     def record_injection(self, injection: Injection) -> None:
         """The privacy step's guard first: a memory written before a secret's kind was

@@ -20,7 +20,9 @@ from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.declaration import Route, on_get, on_post, operation
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
-from cortex_tui.injections.record import Injection
+from cortex_tui.injections.judgements import Judgement
+from cortex_tui.injections.record import Injection, Verdict
+from cortex_tui.injections.usefulness import Unhelpful
 from cortex_tui.lifecycle.report import LifecycleReport
 from cortex_tui.maintenance.backup import BackupReport
 from cortex_tui.models import (
@@ -269,6 +271,31 @@ class Engine(Protocol):
     ) -> list[Injection]:
         """What memory gave each agent turn, newest first: the block as it was given, each
         memory's score breakdown as computed then, and what the budget left out."""
+        ...
+
+    @operation(on_get("/v1/injections/unhelpful"), name="unhelpful")
+    def unhelpful_memories(
+        self, min_given: Annotated[int, Field(ge=1, le=1000)] = 3
+    ) -> list[Unhelpful]:
+        """Memories recalled into at least `min_given` of the recorded turns that no one
+        judged useful there, the most given first: what crowds the context for nothing."""
+        ...
+
+    @operation(on_post("/v1/injections/{injection_id}/judgements"), name="judge_turn", writes=True)
+    def judge_turn(
+        self,
+        injection_id: Annotated[str, Field(description="the turn's record id (or a start)")],
+        memory_id: Annotated[str, Field(description="a memory that turn was given")],
+        verdict: Verdict,
+    ) -> Judgement:
+        """Judge a memory where a turn was given it: useful there, or wrong there. A wrong
+        one that is still current is lowered (a new version with less confidence, which
+        undo takes back)."""
+        ...
+
+    @operation(on_post("/v1/judgements/{judgement_id}/withdraw"), writes=True)
+    def withdraw_judgement(self, judgement_id: str) -> Judgement:
+        """Take a judgement back, and the lowering it made when that is the last change."""
         ...
 
     @operation(on_post("/v1/injections"), name="record_injection")

@@ -218,7 +218,9 @@ def _pre_via_service(
     hook process encodes and decodes no JSON (`json` costs it ~6 ms of CPU, a large
     part of a pre hook on a busy machine). No status call first.
 
-    A service that is not there, or still starting, is started and waited for up to
+    A service that is not there, or still starting (spawned and not serving yet, or
+    serving for less than `local_service.JUST_STARTED`: a prompt that reached its socket
+    early waited for its engine), is started and waited for up to
     `hooks.cold_start_wait` more: the first prompt of a session gets its memories. A
     SessionStart does not wait: it starts the service for the prompt to come. A service
     that is up but too busy to answer within the cap gives nothing this turn."""
@@ -226,7 +228,8 @@ def _pre_via_service(
     try:
         return _pre_answer(event, route, home, deadline - time.monotonic(), log)
     except local_service.ServiceUnavailable as exc:
-        if exc.connected and not local_service.start_under_way(home):
+        starting = local_service.start_under_way(home) or local_service.just_started(home)
+        if exc.connected and not starting:
             log.info("the service is too busy to answer in time: no context this turn")
             _keep_prompt_here(event, home, log)
             return ""

@@ -69,7 +69,7 @@ class InjectionLog:
             elif not self._pruned:
                 self._prune(keep=segment)
             with open_private(segment, "a+b") as out:
-                if _ends_torn(out.fileno()):
+                if ends_torn(out.fileno()):
                     out.write(b"\n")
                 out.write(line)
 
@@ -98,6 +98,16 @@ class InjectionLog:
             if len(found) >= limit:
                 break
         return found
+
+    def find(self, injection_id: str) -> Injection | None:
+        """The record with this id (or the one id starting so), within the age limit."""
+        oldest = self._oldest_kept()
+        for record in self._backwards():
+            if record.at < oldest:
+                return None
+            if record.id.startswith(injection_id):
+                return record
+        return None
 
     def size(self) -> int:
         """Bytes the records take on disk."""
@@ -210,7 +220,7 @@ def _parsed(line: bytes) -> Injection | None:
         return None
 
 
-def _ends_torn(fd: int) -> bool:
+def ends_torn(fd: int) -> bool:
     """Whether the file's last byte is not a newline: a write a crash cut short."""
     end = os.lseek(fd, 0, os.SEEK_END)
     return end > 0 and os.pread(fd, 1, end - 1) != b"\n"

@@ -27,9 +27,8 @@ from cortex_tui.format import (
 from cortex_tui.models import Memory, MemoryType, RecallResult, ScoreBreakdown, UtcDatetime, new_id
 
 Block = Literal["standing", "recalled"]
-TRIGGERS = ("prompt", "session start", "resume", "compact", "recall")
-"""What asked for the context: an agent's prompt, a session's start (or its resume or
-compaction, which also recall the last prompt), or a client's recall tool call."""
+Verdict = Literal["useful", "wrong"]
+"""A person's judgement of a memory where a turn was given it."""
 PROMPT_CHARS = 200
 """Characters of the prompt a record keeps: enough to tell the turn, not the whole paste."""
 LEFT_OUT_CHARS = 160
@@ -76,7 +75,11 @@ class Injection(_Record):
     id: str = Field(default_factory=new_id)
     at: UtcDatetime
     agent: str = Field(description="claude, openclaw, mcp, or plain (any other caller)")
-    trigger: str = Field(description="prompt, session start, resume, compact or recall")
+    trigger: str = Field(
+        description="what asked: an agent's prompt, a session start (or a resume or a "
+        "compaction, which also recall the last prompt), or a client's recall tool call: "
+        "prompt, session start, resume, compact, recall"
+    )
     session: str | None = None
     project: str | None = None
     prompt: str = Field(default="", description=f"the query's first {PROMPT_CHARS} characters")
@@ -88,6 +91,11 @@ class Injection(_Record):
     used_tokens: int
     given: list[GivenMemory] = Field(default_factory=list)
     left_out: list[LeftOut] = Field(default_factory=list)
+    judged: dict[str, Verdict] = Field(
+        default_factory=dict,
+        description="a person's judgement of each memory given (its id → useful or wrong), "
+        "attached when the record is read",
+    )
 
     def line_of(self, memory: GivenMemory) -> str:
         """The memory's line as the block gave it ("" when it is not in the block)."""

@@ -163,16 +163,13 @@ def pre_context(plan: PrePlan, standing: Callable[[int], str], recall: Callable[
 
 
 def _without_lines_of(block: str, given: str) -> str:
-    """`block` less the memories `given` has (by id: a recalled line may carry more, a
-    conflict note, say); "" when none is left."""
+    """`format.without_lines_of`, imported only when both blocks are there: the hook
+    process's own path never needs it."""
     if not given or not block:
         return block
-    from cortex_tui.format import line_memory_id  # the service's path, not the hook's
+    from cortex_tui.format import without_lines_of
 
-    lines = block.split("\n")
-    shown = {line_memory_id(line) for line in given.split("\n")} - {None}
-    memories = [line for line in lines[2:-1] if line_memory_id(line) not in shown]
-    return "\n".join([*lines[:2], *memories, lines[-1]]) if memories else ""
+    return without_lines_of(block, given)
 
 
 def last_user_prompt(transcript_path: str | None, log: Log) -> str:

@@ -117,6 +117,8 @@ class CortexApp(App[None]):
     TabbedContent { height: 1fr; }
     TabbedContent > ContentSwitcher { height: 1fr; }
     TabPane { padding: 0; height: 1fr; }
+    /* one space between tabs, not two: the eleven fit a 100-column terminal */
+    #panes Tab { padding: 0 0 0 1; }
     .pane { height: 1fr; }
     """
 

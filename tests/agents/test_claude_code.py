@@ -95,6 +95,7 @@ def test_a_key_pasted_in_a_prompt_never_becomes_a_memory_nor_reaches_the_next_se
 def test_a_session_start_gives_the_projects_rules_and_a_resume_gives_back_the_recalled_context(
     claude: ClaudeCode, model: ModelStandIn
 ) -> None:
+    """And each context given is recorded exactly as the model was sent it."""
     claude.cortex("hook", "install")
     claude.cortex(
         "remember", "--project", "harbor", "--type", "rule", "Never deploy harbor on a Friday."
@@ -105,43 +106,24 @@ def test_a_session_start_gives_the_projects_rules_and_a_resume_gives_back_the_re
     standing = injected(model.requests[0], "SessionStart hook additional context")
     assert "Never deploy harbor on a Friday." in standing
     assert "argocd app rollback" not in standing  # a fact is recalled, not standing
+    sent = {
+        "session start": as_sent(model.requests[0], "SessionStart hook additional context"),
+        "prompt": as_sent(model.requests[0], "UserPromptSubmit hook additional context"),
+    }
 
     model.requests.clear()
     claude.run("ok", "--resume", first.session_id)  # too short to recall for
     restored = injected(model.requests[0], "SessionStart hook additional context")
     assert "argocd app rollback harbor" in restored
     assert "Never deploy harbor on a Friday." in restored
+    sent["resume"] = as_sent(model.requests[0], "SessionStart hook additional context")
 
-
-def test_each_prompts_record_holds_the_context_the_model_was_sent(
-    claude: ClaudeCode, model: ModelStandIn
-) -> None:
-    claude.cortex("hook", "install")
-    claude.cortex(
-        "remember", "--project", "harbor", "--type", "rule", "Never deploy harbor on a Friday."
-    )
-    rollback = "To roll back harbor, run argocd app rollback harbor with the previous revision."
-    claude.cortex("remember", "--project", "harbor", rollback, daemon=True)
-    first = claude.run("How do we roll back a harbor deploy?")
-    sent = {"prompt": [as_sent(model.requests[0], "UserPromptSubmit hook additional context")]}
-    model.requests.clear()
-    claude.run("And who reviews a harbor rollback?", "--resume", first.session_id)
-    sent["resume"] = [as_sent(model.requests[0], "SessionStart hook additional context")]
-    sent["prompt"].insert(0, as_sent(model.requests[0], "UserPromptSubmit hook additional context"))
-
-    def records() -> list[dict[str, Any]]:
+    def records() -> dict[str, str]:
         shown = claude.cortex("turns", "--json", "--session", first.session_id, daemon=True)
-        return list(json.loads(shown.stdout))
+        return {turn["trigger"]: turn["context"] for turn in json.loads(shown.stdout)}
 
-    wait_for(lambda: len([r for r in records() if r["trigger"] != "session start"]) == 3, "records")
-    kept = [record for record in records() if record["trigger"] != "session start"]
-    assert [record["trigger"] for record in kept] == ["prompt", "resume", "prompt"]
-    for trigger, contexts in sent.items():
-        assert [r["context"] for r in kept if r["trigger"] == trigger] == contexts
-    assert all(record["agent"] == "claude" for record in kept)
-    assert rollback in kept[-1]["context"]
-    ids = [memory["id"][:8] for memory in kept[-1]["given"]]
-    assert ids and all(short in kept[-1]["context"] for short in ids)
+    wait_for(lambda: len(records()) == len(sent), "each context to be recorded")
+    assert records() == sent
 
 
 def test_a_stop_hook_that_keeps_claude_going_does_not_capture_the_turn_twice(

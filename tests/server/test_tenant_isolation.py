@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import CortexError, NotFoundError
+from cortex_tui.injections.record import Injection
 from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
 from cortex_tui.mcp.tools import TOOLS as MCP_TOOLS
 from cortex_tui.models import MemoryDraft, Scope
@@ -125,6 +126,8 @@ class Member:
     exchanges: list[Exchange]
     own: Holdings
     team: Holdings | None = None
+    said: list[str] = field(default_factory=list)
+    """Its requests checked so far (what `ECHOING` answers may give back)."""
 
     @property
     def readable(self) -> list[Holdings]:
@@ -305,6 +308,35 @@ def listing(me: Member, rng: random.Random) -> dict[str, Any]:
     return {"filter": MemoryFilter(current_only=False, statuses=None, scopes=scopes), "limit": 100}
 
 
+def own_turn(me: Member) -> Injection:
+    """A record of a turn given one of its own statements (as an MCP client keeps one)."""
+    text = me.own.fresh_text()
+    context = f"<cortex_memories>\n- [fact · 1d · {me.own.nonce}] {text}\n</cortex_memories>"
+    return Injection(
+        at=datetime.now(UTC),
+        agent="mcp",
+        trigger="recall",
+        prompt=text,
+        context=context,
+        used_tokens=len(context) // 4,
+    )
+
+
+def judged_turn(me: Member, others: list[Member], rng: random.Random) -> dict[str, Any]:
+    """One of its turns and a memory it was given, or another tenant's memory, or a turn
+    id that exists nowhere."""
+    turns = [turn for turn in me.engine.injections(limit=10) if turn.given]
+    if not turns or rng.random() < 0.2:
+        return {
+            "injection_id": str(uuid.uuid4()),
+            "memory_id": memory_id(me, others, rng),
+            "verdict": "useful",
+        }
+    turn = rng.choice(turns)
+    given = rng.choice(turn.given).id if rng.random() < 0.6 else memory_id(me, others, rng)
+    return {"injection_id": turn.id, "memory_id": given, "verdict": rng.choice(["useful", "wrong"])}
+
+
 Arguments = Callable[[Member, list[Member], random.Random], Any]
 
 ARGUMENTS: dict[str, Arguments] = {
@@ -372,6 +404,11 @@ ARGUMENTS: dict[str, Arguments] = {
         "ref": entity_ref(me, others, rng),
         "name": me.own.mark(f"Ren{me.own.nonce}{rng.choice('xyz')}"),
     },
+    "turns": lambda me, others, rng: {"limit": 20},
+    "unhelpful": lambda me, others, rng: {"min_given": 1},
+    "record_injection": lambda me, others, rng: own_turn(me),
+    "judge_turn": judged_turn,
+    "withdraw_judgement": lambda me, others, rng: {"judgement_id": str(uuid.uuid4())},
 }
 
 
@@ -405,7 +442,12 @@ MCP_ARGUMENTS: dict[str, Arguments] = {
     "entities": lambda me, others, rng: {"name": entity_ref(me, others, rng)},
     "conflicts": conflicts_tool,
     "history": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
+    "given": lambda me, others, rng: {"include_recalls": rng.random() < 0.5, "limit": 5},
 }
+ECHOING = {"turns", "unhelpful", "judge_turn", MCP + "given"}
+"""Steps whose answers echo what the tenant itself sent before (its prompts, kept in its
+turns' records; `judge_turn` picks its turn from that list): a word of another tenant's it
+put in an earlier query is not a leak."""
 
 
 def test_every_operation_and_tool_is_driven() -> None:
@@ -419,6 +461,15 @@ def test_every_operation_and_tool_is_driven() -> None:
 
 
 def step(site: Site, name: str, me: Member, others: list[Member], rng: random.Random) -> None:
+    before = len(me.exchanges)
+    take_step(site, name, me, others, rng)
+    if name in ECHOING:
+        said = "\n".join([*me.said, *(e.request for e in me.exchanges[:before])])
+        for exchange in me.exchanges[before:]:
+            exchange.request += "\n" + said
+
+
+def take_step(site: Site, name: str, me: Member, others: list[Member], rng: random.Random) -> None:
     if name.startswith(MCP):
         tool = name.removeprefix(MCP)
         through_mcp(site.mcp_url, tool, MCP_ARGUMENTS[tool](me, others, rng), me, others)
@@ -521,6 +572,7 @@ def check(me: Member, others: list[Member], name: str) -> None:
     for exchange in me.exchanges:
         if exchange.status < 300:
             learn(me, exchange.answer)
+    me.said.extend(exchange.request for exchange in me.exchanges)
     me.exchanges.clear()
 
 
