@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from textual import on
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
@@ -151,6 +152,28 @@ class Pane(Vertical):
             lambda undone: Written(undone_summary(undone)),
             name=f"{self.pane_id}.undo",
         )
+
+    def forget_after_asking(self, memory_id: str, text: str) -> None:
+        """Mark a memory deleted once the person confirms (recall stops serving it; undo
+        brings it back; purge removes it for good)."""
+        from cortex_tui.tui.widgets.confirm import ConfirmModal  # behind the first frame
+
+        engine = self.engine
+        body = Content.assemble(
+            ("Forget this memory? Recall stops serving it; undo brings it back.", "bold"),
+            "\n  ",
+            Content(text),
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.call_engine(
+                    lambda: engine.forget(memory_id),
+                    lambda m: Written(f"Forgot {m.short_id}"),
+                    name=f"{self.pane_id}.forget",
+                )
+
+        self.app.push_screen(ConfirmModal("Forget?", body, confirm="Forget"), confirmed)
 
     @on(Written)
     def _written(self, message: Written) -> None:

@@ -34,7 +34,6 @@ from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tui.formatting import age, ago, one_line
 from cortex_tui.tui.panes.base import Answered, ExplainMemory, OpenHistory, Pane, Written
 from cortex_tui.tui.widgets.choice import ChoiceModal
-from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.decision import decision_line
 from cortex_tui.tui.widgets.prompt import PromptModal
 from cortex_tui.tui.widgets.text_edit import EditTextModal
@@ -490,22 +489,7 @@ class MemoriesPane(Pane):
         if memory.status is MemoryStatus.DELETED:
             self.notify(f"{memory.short_id} is forgotten already.", severity="warning")
             return
-        engine = self.engine
-        body = Content.assemble(
-            ("Forget this memory? Recall stops serving it; undo brings it back.", "bold"),
-            "\n  ",
-            Content(memory.content),
-        )
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.call_engine(
-                    lambda: engine.forget(memory.id),
-                    lambda m: Written(f"Forgot {m.short_id}"),
-                    name="memories.forget",
-                )
-
-        self.app.push_screen(ConfirmModal("Forget?", body, confirm="Forget"), confirmed)
+        self.forget_after_asking(memory.id, memory.content)
 
     def action_undo(self) -> None:
         """Undo the last curation action (an edit, a forget, or any other)."""

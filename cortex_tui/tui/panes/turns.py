@@ -41,7 +41,6 @@ from cortex_tui.tui.turn_text import (
     turn_label,
     unhelpful_cells,
 )
-from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.text_edit import EditTextModal
 
 TURNS_SHOWN = 200
@@ -431,26 +430,9 @@ class TurnsPane(Pane):
 
     def action_forget(self) -> None:
         memory_id = self._target_id()
-        if memory_id is None:
-            return
-        engine = self.engine
-        text = self._line_of(memory_id)
-        body = Content.assemble(
-            ("Forget this memory? Recall stops serving it; undo brings it back.", "bold"),
-            "\n  ",
-            Content(text),
-        )
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._judgement = None
-                self.call_engine(
-                    lambda: engine.forget(memory_id),
-                    lambda m: Written(f"Forgot {m.short_id}"),
-                    name="turns.forget",
-                )
-
-        self.app.push_screen(ConfirmModal("Forget?", body, confirm="Forget"), confirmed)
+        if memory_id is not None:
+            self._judgement = None
+            self.forget_after_asking(memory_id, self._line_of(memory_id))
 
     def _line_of(self, memory_id: str) -> str:
         row = self._rows.get(memory_id)
