@@ -52,6 +52,11 @@ def claude(tmp_path: Path, claude_executable: Path, model: ModelStandIn) -> Iter
         "DISABLE_AUTOUPDATER": "1",
         # MCP tools offered to the model directly, not behind a tool search.
         "ENABLE_TOOL_SEARCH": "false",
+        # `claude -p` connects MCP servers in the background and sends the first
+        # request with whichever are up: `cortex-tui mcp` answers in 1.5 s on an idle
+        # machine, but the suite keeps both cores busy, and one CI run's first request
+        # went without the memory tools. This makes it wait for the connection.
+        "MCP_CONNECTION_NONBLOCKING": "false",
     }
     agent = ClaudeCode(claude_executable, home, project, env)
     yield agent
