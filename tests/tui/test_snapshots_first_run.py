@@ -37,7 +37,8 @@ def test_empty_store(
 
 def test_starting(snap_compare: Any, empty_engine: LocalEngine, tui_home: Path) -> None:
     """The opening is held until the picture is taken (engine calls wait meanwhile, so
-    nothing is settled: a short pause paints the first frames)."""
+    nothing is settled: the screen's pending messages are waited for instead, twice, as
+    the first resize sets the Recall pane's narrow layout, which lays out again)."""
     release = threading.Event()
 
     def held() -> LocalEngine:
@@ -45,7 +46,9 @@ def test_starting(snap_compare: Any, empty_engine: LocalEngine, tui_home: Path) 
         return empty_engine
 
     async def prepare(pilot: Pilot[None]) -> None:
-        await pilot.pause(0.2)
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.pause(0.05)
 
     engine = DeferredEngine(held)
     app = CortexApp(
