@@ -27,7 +27,6 @@ from tests.docs.documented_commands import (
 )
 from tests.docs.markdown_files import (
     DOCUMENTS,
-    REPO,
     CodeBlock,
     code_blocks,
     document_id,
@@ -106,7 +105,6 @@ def sandbox(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         "HOME": str(home),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
         "CORTEX_DAEMON": "0",
-        "CHECKOUT": str(REPO),  # for a block a reader runs from a checkout
         "GIT_AUTHOR_NAME": "Reader",
         "GIT_AUTHOR_EMAIL": "reader@example.com",
         "GIT_COMMITTER_NAME": "Reader",
