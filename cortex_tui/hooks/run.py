@@ -218,17 +218,19 @@ def _pre_via_service(
     hook process encodes and decodes no JSON (`json` costs it ~6 ms of CPU, a large
     part of a pre hook on a busy machine). No status call first.
 
-    A service that is not there, or still starting (spawned and not serving yet, or
-    serving for less than `local_service.JUST_STARTED`: a prompt that reached its socket
-    early waited for its engine), is started and waited for up to
-    `hooks.cold_start_wait` more: the first prompt of a session gets its memories. A
+    A service that is not there, or still starting when the prompt was sent or when its
+    answer was given up on, is started and waited for up to `hooks.cold_start_wait`
+    more: the first prompt of a session gets its memories (a prompt sent while the
+    engine opened waits in the socket's queue, and the start marker goes just before
+    the service serves it, so the marker is read before asking as well as after). A
     SessionStart does not wait: it starts the service for the prompt to come. A service
     that is up but too busy to answer within the cap gives nothing this turn."""
     route = local_service.PRE_HOOK_ROUTE + ("?format=text" if text_format else "")
+    starting_when_asked = local_service.start_under_way(home)  # no marker: one failed open
     try:
         return _pre_answer(event, route, home, deadline - time.monotonic(), log)
     except local_service.ServiceUnavailable as exc:
-        starting = local_service.start_under_way(home) or local_service.just_started(home)
+        starting = starting_when_asked or local_service.start_under_way(home)
         if exc.connected and not starting:
             log.info("the service is too busy to answer in time: no context this turn")
             _keep_prompt_here(event, home, log)

@@ -34,8 +34,6 @@ if TYPE_CHECKING:
 SOCKET = "cortex.sock"
 START_LOCK = "service-start.lock"
 STARTING = "service-starting.pid"
-JUST_STARTED = 10.0
-"""Seconds after it binds its socket that a service counts as starting (`just_started`)."""
 SERVICE_LOG = "service.log"
 SERVICE_LOCK = "service.lock"
 START_MARKER_TTL = 60.0
@@ -269,16 +267,6 @@ def start_under_way(home: StrPath) -> bool:
     except (OSError, ValueError):
         return False
     return True
-
-
-def just_started(home: StrPath) -> bool:
-    """Whether the service bound its socket in the last `JUST_STARTED` seconds: a prompt
-    that reached it then and got no answer waited for its engine to open, not behind
-    other work (the start marker goes just before it serves)."""
-    try:
-        return time.time() - os.stat(socket_path(home)).st_mtime < JUST_STARTED
-    except OSError:
-        return False
 
 
 REFUSAL_PREFIX = "cortex-tui serve: "
