@@ -279,19 +279,19 @@ class TurnsPane(Pane):
             return
         why.update(then_and_now(memory.breakdown, memory.rank, now.explanation))
 
-    def _selected_id(self) -> str | None:
+    def _selected_key(self) -> str | None:
+        """The highlighted row's key: a memory's id, or `left:` and the id of one left out."""
         table = self.query_one("#turns-given", DataTable)
         if not self._rows or table.cursor_row < 0:
             return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
-        return key.removeprefix("left:")
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
+
+    def _selected_id(self) -> str | None:
+        key = self._selected_key()
+        return None if key is None else key.removeprefix("left:")
 
     def _selected_given(self) -> GivenMemory | None:
-        table = self.query_one("#turns-given", DataTable)
-        if not self._rows or table.cursor_row < 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
-        found = self._rows.get(key)
+        found = self._rows.get(self._selected_key() or "")
         return found if isinstance(found, GivenMemory) else None
 
     # --- the filter ---------------------------------------------------------------------
