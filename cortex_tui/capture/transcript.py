@@ -102,7 +102,7 @@ def read_transcript_turns(
     if not complete and not chunk.reaches_end:
         # One line longer than the limit: no turn worth capturing is that long.
         return [], next_line_start(path, chunk.end, what="transcript") or chunk.start
-    return _turns_of(complete.splitlines()), chunk.start + len(complete)
+    return turns_in(complete.splitlines()), chunk.start + len(complete)
 
 
 def last_user_text(path: Path | str) -> str:
@@ -111,7 +111,7 @@ def last_user_text(path: Path | str) -> str:
     lines = chunk.data.splitlines()
     if chunk.start > 0:
         lines = lines[1:]  # the first line is cut
-    users = [turn.text for turn in _turns_of(lines) if turn.role == "user"]
+    users = [turn.text for turn in turns_in(lines) if turn.role == "user"]
     return users[-1] if users else ""
 
 
@@ -127,7 +127,9 @@ def typed_prompt(raw: bytes) -> str | None:
     return turn.text if turn is not None and turn.role == "user" else None
 
 
-def _turns_of(lines: list[bytes]) -> list[Turn]:
+def turns_in(lines: list[bytes]) -> list[Turn]:
+    """The conversation's messages in `lines` (an assistant reply streamed over several
+    lines is one message); lines that are not a message are skipped."""
     turns: list[Turn] = []
     for raw in lines:
         turn = _turn_of(raw)

@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.eval.probes_dataset import PROBES_FOLDER, RepositoryProbes
 from cortex_tui.untrusted.files import MIB, read_whole
 
 LabelType = Literal[
@@ -155,9 +156,16 @@ class Session:
 class SessionsDataset:
     """A corpus's sessions, those `--only` chose (by session id or part: dev, held-out)."""
 
-    def __init__(self, corpus: SessionsCorpus, sessions: list[Session]) -> None:
+    def __init__(
+        self,
+        corpus: SessionsCorpus,
+        sessions: list[Session],
+        probes: dict[str, RepositoryProbes] | None = None,
+    ) -> None:
         self.corpus = corpus
         self.sessions = sessions
+        self.probes = probes or {}
+        """Each repository's probes, by repository (none when the corpus has none)."""
 
     @property
     def name(self) -> str:
@@ -192,13 +200,13 @@ def load_sessions(raw: object, path: Path, transcripts: Path | None) -> Sessions
         Session(s, _labels(folder, s.id), _transcript(folder, s, transcripts))
         for s in corpus.sessions
     ]
-    return SessionsDataset(corpus, sessions)
+    return SessionsDataset(corpus, sessions, _probes(folder / PROBES_FOLDER, sessions))
 
 
 def pick_sessions(dataset: SessionsDataset, only: set[str]) -> SessionsDataset | None:
     """The sessions `only` names (by id, or a part: `dev`, `held-out`); None for none."""
     chosen = [s for s in dataset.sessions if s.name in only or s.source.split in only]
-    return SessionsDataset(dataset.corpus, chosen) if chosen else None
+    return SessionsDataset(dataset.corpus, chosen, dataset.probes) if chosen else None
 
 
 def names_in(dataset: SessionsDataset) -> set[str]:
@@ -225,6 +233,45 @@ def _labels(folder: Path, session_id: str) -> SessionLabels:
     if unknown:
         raise InvalidInputError(f"{path}: candidates name unknown label(s) {sorted(unknown)}")
     return labels
+
+
+def _probes(folder: Path, sessions: list[Session]) -> dict[str, RepositoryProbes]:
+    """Each repository's probes; a probe must name a core label of one of its sessions,
+    each label once."""
+    if not folder.is_dir():
+        return {}
+    core = {(s.name, label.id) for s in sessions for label in s.labels.labels if label.core}
+    repo_of = {s.name: s.source.repo for s in sessions}
+    found: dict[str, RepositoryProbes] = {}
+    for path in sorted(folder.glob("*.json")):
+        data = read_whole(path, limit=LABELS_LIMIT, what="probes", fix="split the file")
+        try:
+            probes = RepositoryProbes.model_validate(json.loads(data.decode("utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InvalidInputError(f"{path}: not valid JSON ({exc})") from None
+        except ValidationError as exc:
+            raise InvalidInputError(f"{path}: {first_error(exc, 'probes')}") from None
+        if probes.repo not in repo_of.values():
+            raise InvalidInputError(f"{path}: no session of the corpus is from {probes.repo}")
+        if probes.repo in found:
+            raise InvalidInputError(f"{path}: {probes.repo} has probes in two files")
+        seen: set[tuple[str, str]] = set()
+        for probe in probes.probes:
+            key = (probe.session, probe.label)
+            if repo_of.get(probe.session) != probes.repo:
+                raise InvalidInputError(
+                    f"{path}: probe for {probe.session} {probe.label}: not a session of "
+                    f"{probes.repo}"
+                )
+            if key not in core:
+                raise InvalidInputError(
+                    f"{path}: probe for {probe.session} {probe.label}: not a core label"
+                )
+            if key in seen:
+                raise InvalidInputError(f"{path}: {probe.session} {probe.label} probed twice")
+            seen.add(key)
+        found[probes.repo] = probes
+    return found
 
 
 def _transcript(folder: Path, source: SessionSource, elsewhere: Path | None) -> Path | None:

@@ -1,11 +1,13 @@
 """Figures of a sessions run: recall of core labels, precision, memories per prompt and
 per type, for the development part, the held-out part and all; then each session, each
-missed core label with where it went, and each stored memory no label holds."""
+missed core label with where it went, and each stored memory no label holds. Then what
+later sessions were given (`given_report.py`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from cortex_tui.eval.given_report import given_json, given_text
 from cortex_tui.eval.sessions_runner import PARTS, SessionsRun
 from cortex_tui.eval.sessions_score import SessionScore, Totals
 
@@ -78,6 +80,7 @@ def sessions_json(run: SessionsRun) -> dict[str, Any]:
                 "changes": v.changes,
                 "parts": {part: _totals_json(totals) for part, totals in _parts(run, v.name)},
                 "sessions": [_session_json(s) for s in run.scores[v.name]],
+                "given": given_json(run, v.name),
             }
             for v in run.variants
         ],
@@ -111,6 +114,7 @@ def sessions_text(run: SessionsRun) -> str:
         lines += [_row(v.name, part, totals) for part, totals in _parts(run, v.name)]
     for v in run.variants:
         lines += _details(v.name, run)
+    lines += given_text(run)
     if run.not_run:
         lines.append("")
         lines.append("not run (no transcript here):")

@@ -1,9 +1,10 @@
 """Scoring a replayed session against its labels: what capture kept, what it missed, and
 what it stored that no label holds.
 
-Recall is over the core labels (a label is found when a current memory matches it);
-precision is the share of stored memories that match any label, core or optional. Both
-are pooled over sessions for a part of the corpus, so a long session weighs more.
+Recall is over the core labels (a label is found when a current memory matches it,
+whichever session of the repository stored it); precision is the share of the memories
+the session stored that match any label of it, core or optional. Both are pooled over
+sessions for a part of the corpus, so a long session weighs more.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from cortex_tui.eval.session_replay import Replayed
+from cortex_tui.eval.claude_replay import Replayed
 from cortex_tui.eval.sessions_dataset import LABEL_TYPES, Session, SessionLabel
 from cortex_tui.models import Memory, MemoryStatus
 
@@ -100,7 +101,7 @@ def score_session(session: Session, replayed: Replayed) -> SessionScore:
     found = {
         label.id for label in labels if any(label.matches(m.content) for m in replayed.current)
     }
-    matching = [m for m in replayed.current if any(label.matches(m.content) for label in labels)]
+    matching = [m for m in replayed.own if any(label.matches(m.content) for label in labels)]
     core = [label for label in labels if label.core]
     optional = [label for label in labels if not label.core]
     by_label_type: dict[str, tuple[int, int]] = {
@@ -112,7 +113,7 @@ def score_session(session: Session, replayed: Replayed) -> SessionScore:
         if any(label.type == kind for label in core)
     }
     matched_ids = {m.id for m in matching}
-    stored_types = Counter(m.type.value for m in replayed.current)
+    stored_types = Counter(m.type.value for m in replayed.own)
     matched_types = Counter(m.type.value for m in matching)
     return SessionScore(
         session=session.name,
@@ -122,7 +123,7 @@ def score_session(session: Session, replayed: Replayed) -> SessionScore:
         core_found=sum(1 for label in core if label.id in found),
         optional=len(optional),
         optional_found=sum(1 for label in optional if label.id in found),
-        stored=len(replayed.current),
+        stored=len(replayed.own),
         matched=len(matching),
         seconds=replayed.seconds,
         by_label_type=by_label_type,
@@ -134,7 +135,7 @@ def score_session(session: Session, replayed: Replayed) -> SessionScore:
         ],
         unmatched=[
             Unmatched(m, _why_stored(m))
-            for m in sorted(replayed.current, key=lambda m: (m.turn or 0, m.created_at))
+            for m in sorted(replayed.own, key=lambda m: (m.turn or 0, m.created_at))
             if m.id not in matched_ids
         ],
         hook_failures=replayed.hook_failures,

@@ -1,5 +1,6 @@
-"""`cortex-tui eval` on a sessions corpus: each session replayed turn by turn through the
-real hooks and service into a store of its own, then scored against its labels."""
+"""`cortex-tui eval` on a sessions corpus: each repository's sessions replayed turn by turn
+through the real hooks and service into a store of its own, then scored against their
+labels (what later sessions are given: `test_given.py`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cortex_tui.eval.session_replay import turns_of
+from cortex_tui.eval.claude_replay import turns_of
 from cortex_tui.eval.sessions_dataset import SessionLabel
 from tests.conftest import Cli
 
@@ -145,7 +146,7 @@ def test_a_session_is_replayed_turn_by_turn_and_scored(cli: Cli, tmp_path: Path)
         assert memory["why"]
 
     # The real post hook ran at each turn's end: the memories come from three turns.
-    home = cli.home / "eval" / "tiny" / "base" / SESSION / "home"  # kept under --home
+    home = cli.home / "eval" / "tiny" / "base" / "acme-api" / "home"  # kept under --home
     listed = cli("--home", str(home), "list", "--json", "--limit", "100", home=False)
     memories = json.loads(listed.out)["memories"]
     assert {m["session_id"] for m in memories} == {SESSION}
@@ -184,7 +185,7 @@ def test_variants_replay_into_stores_of_their_own(cli: Cli, tmp_path: Path) -> N
     # vectors (the base run's the hashing embedder's).
     stores = {}
     for name, kind in (("base", "hashing"), ("minilm", "onnx")):
-        home = cli.home / "eval" / "tiny" / name / SESSION / "home"
+        home = cli.home / "eval" / "tiny" / name / "acme-api" / "home"
         env = {"CORTEX_EMBEDDER__KIND": kind}
         health = cli("--home", str(home), "health", "--json", home=False, env=env)
         stores[name] = json.loads(health.out)["embedder"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from cortex_tui.capture.heuristic import extract_heuristic, unfit
 from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
 from cortex_tui.config import Settings
-from cortex_tui.eval.session_replay import turns_of
+from cortex_tui.eval.claude_replay import turns_of
 from cortex_tui.eval.sessions_dataset import Session, load_sessions, pick_sessions
 
 CORPUS = Path(__file__).with_name("corpus.json")
