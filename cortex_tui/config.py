@@ -403,6 +403,23 @@ class RecallConfig(_Section):
     rerank_budget_ms_interactive: int = Field(
         default=3000, ge=0, description="longest any other recall waits for it (ms)"
     )
+    # The relevance gate (recall/gate.py): a hook's prompt gets memories only when they
+    # bear on it. The floors are fitted with the gate's weights (recall/data/gate.json);
+    # set them here to give more (lower) or less (higher).
+    gate_floor: float | None = Field(
+        default=None,
+        gt=0,
+        lt=1,
+        description="the relevance (0–1) a prompt's best memory needs for the prompt to get "
+        "any (none: the fitted floor)",
+    )
+    gate_companion_floor: float | None = Field(
+        default=None,
+        gt=0,
+        lt=1,
+        description="the relevance other memories need to join it (none: the fitted one; "
+        "never above gate_floor)",
+    )
 
     @model_validator(mode="after")
     def _lexical_needs_a_scale(self) -> RecallConfig:
@@ -659,6 +676,11 @@ class HooksConfig(_Section):
         "starts (0: none)",
     )
     min_prompt_chars: int = Field(default=3, ge=1, description="a shorter prompt gets no memories")
+    relevance_gate: bool = Field(
+        default=True,
+        description="a prompt gets memories only when they bear on it (recall.gate_floor); "
+        "false: every prompt gets its top memories",
+    )
     max_query_chars: int = Field(
         default=2000,
         ge=10,

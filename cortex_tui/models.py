@@ -253,6 +253,52 @@ ANSWERER_ROLES = frozenset({"assistant", "ai", "model"})
 """How transcripts record the agent: the speaker "what you recommended" names."""
 
 
+class GateEvidence(_Model):
+    """How much a memory bears on the query, on absolute evidence (`recall/gate.py`):
+    each part's share of the evidence, and the relevance they make (0–1)."""
+
+    relevance: float = Field(description="the evidence as a share: 0 bears on nothing, 1 surely")
+    cosine: float = Field(description="the cosine the dense channel read, this model's")
+    calibrated_cosine: float = Field(description="that cosine on the reference model's scale")
+    lexical: float = Field(description="log(1 + BM25): words the two share, the rarer the more")
+    entity: bool = Field(description="the memory names an entity or speaker the query names")
+    parts: dict[str, float] = Field(
+        description="what each piece of evidence adds to the log-odds (cosine, words, entity, base)"
+    )
+
+    def formula(self) -> str:
+        """The relevance number by number: each piece of evidence and what it adds to the
+        log-odds, shared by every surface so they state the same sum."""
+        parts = self.parts
+        cosine = f"cosine {self.cosine:.3f}"
+        if abs(self.calibrated_cosine - self.cosine) > 5e-4:
+            cosine += f" (reads as {self.calibrated_cosine:.3f})"
+        entity = "a name in common" if self.entity else "no name in common"
+        return (
+            f"{self.relevance:.3f} = logistic({cosine} {parts.get('cosine', 0.0):+.2f}, "
+            f"words {self.lexical:.2f} {parts.get('words', 0.0):+.2f}, {entity} "
+            f"{parts.get('entity', 0.0):+.2f}, base {parts.get('base', 0.0):+.2f})"
+        )
+
+    def describe(self) -> str:
+        """The evidence in words: "cosine 0.22, no shared words, no name in common"."""
+        words = f"shared words {self.lexical:.2f}" if self.lexical > 0 else "no shared words"
+        entity = "a name in common" if self.entity else "no name in common"
+        return f"cosine {self.cosine:.2f}, {words}, {entity}"
+
+
+class HeldBack(_Model):
+    """A ranked memory the relevance gate kept out of a block, and why."""
+
+    id: str
+    rank: int = Field(ge=1)
+    type: MemoryType
+    text: str = Field(description="its first 160 characters")
+    relevance: float
+    floor: float = Field(description="the relevance it needed")
+    reason: str
+
+
 class ScoreBreakdown(_Model):
     """Everything that produced a result's final score, so it can be explained exactly.
 
@@ -311,6 +357,9 @@ class ScoreBreakdown(_Model):
     query_period: str | None = Field(
         default=None,
         description="the period the query names ('in May 2023', 'last week') and its dates",
+    )
+    gate: GateEvidence | None = Field(
+        default=None, description="how much it bears on the query, for the relevance gate"
     )
 
     def fusion_formula(self) -> str | None:
@@ -397,6 +446,10 @@ class RecallResponse(_Model):
     elapsed_ms: float
     notices: list[str] = Field(
         default_factory=list, description="what the user should know about this store"
+    )
+    held_back: list[HeldBack] = Field(
+        default_factory=list,
+        description="results the relevance gate kept out (only when the request set a floor)",
     )
 
 

@@ -83,6 +83,15 @@ def _hooks_number(home: StrPath, key: str, default: float) -> float:
         return default
 
 
+def records_kept(home: StrPath) -> bool:
+    """`injections.enabled`: whether what each turn was given is recorded."""
+    explicit = os.environ.get("CORTEX_INJECTIONS__ENABLED")
+    if explicit is not None:
+        return explicit.strip().lower() not in _FALSE
+    section = _config(home).get("injections", {})
+    return not (isinstance(section, dict) and section.get("enabled") is False)
+
+
 def remote_server(home: StrPath) -> tuple[str, str, str] | None:
     """(url, API key, CA certificate or "") of the server this home sends its memories
     to (`url`, `api_key`, `ca_cert`; `CORTEX_URL`, `CORTEX_API_KEY`, `CORTEX_CA_CERT`), or

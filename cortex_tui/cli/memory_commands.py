@@ -6,6 +6,7 @@ import sys
 
 from cortex_tui.cli import render
 from cortex_tui.cli.context import CommandContext, parse_time, read_text_arg
+from cortex_tui.cli.parser import GATE_FLOOR
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.models import (
     MemoryDraft,
@@ -14,6 +15,7 @@ from cortex_tui.models import (
     Scope,
     WriteAction,
 )
+from cortex_tui.recall.gate import Floors
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter
 
@@ -57,7 +59,27 @@ def recall_request(ctx: CommandContext, *, update_access: bool) -> RecallRequest
         update_access=update_access,
         profile=a.profile,
         fusion=a.fusion,
+        min_relevance=_min_relevance(ctx),
     )
+
+
+def _min_relevance(ctx: CommandContext) -> float | None:
+    """`--min-relevance`: a floor given, the hooks' own, or none (rank everything)."""
+    given = getattr(ctx.args, "min_relevance", None)
+    if given is None:
+        return None
+    if given == GATE_FLOOR:
+        return Floors.of(ctx.settings.recall.gate_floor, None).floor
+    try:
+        floor = float(given)
+    except ValueError:
+        floor = -1.0
+    if not 0 < floor < 1:
+        raise InvalidInputError(
+            f"--min-relevance takes a relevance between 0 and 1 (got {given!r}); alone, "
+            "it uses the hooks' floor"
+        )
+    return floor
 
 
 def cmd_recall(ctx: CommandContext) -> int:
@@ -75,7 +97,7 @@ def cmd_recall(ctx: CommandContext) -> int:
     if a.context:
         print(response.context)
         return 0
-    if not response.results:
+    if not response.results and not response.held_back:
         print("no memories match")
         return 0
     now = ctx.now()
@@ -84,6 +106,7 @@ def cmd_recall(ctx: CommandContext) -> int:
         lines.append(render.result_line(result, now))
         if a.explain:
             lines += render.breakdown_lines(result.breakdown)
+    lines += render.held_back_lines(response.held_back, explain=a.explain)
     lines.append(f"({response.candidates} candidates, {response.elapsed_ms:.1f} ms)")
     print("\n".join(lines))
     return 0

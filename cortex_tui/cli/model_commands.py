@@ -25,6 +25,7 @@ from cortex_tui.embed.catalogue import (
 )
 from cortex_tui.embed.factory import make_embedder
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.recall import gate_calibration
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
@@ -73,7 +74,9 @@ def _add(ctx: CommandContext) -> int:
     built = build_folder(Path(a.path), a.name, a.precision)
     manifest = install(models_dir, built, replace=a.replace)
     config = ctx.settings.embedder.model_copy(update={"kind": "onnx", "model": manifest.name})
-    thresholds = remember(models_dir, fit(make_embedder(config, models_dir)))
+    embedder = make_embedder(config, models_dir)
+    thresholds = remember(models_dir, fit(embedder))
+    scale = gate_calibration.remember(models_dir, gate_calibration.fit(embedder))
     lines = [
         f"added {manifest.name}: {manifest.architecture}, {manifest.dimension}-d, "
         f"{manifest.precision}, {manifest.pooling} pooling, up to {manifest.max_tokens} "
@@ -89,6 +92,8 @@ def _add(ctx: CommandContext) -> int:
             f"{name.removesuffix('_threshold')} {getattr(thresholds, name):.2f}"
             for name in THRESHOLDS
         ),
+        "relevance gate: its cosines on the reference model's scale, by rank (median "
+        f"{scale.mine[50]:.2f} reads as {scale.reference[50]:.2f})",
         f"move this store to it: cortex-tui reembed --to {manifest.name}",
     ]
     ctx.emit(manifest, "\n".join(lines))
@@ -152,6 +157,7 @@ def _remove(ctx: CommandContext) -> int:
         )
     manifest = remove(ctx.settings.models_path, name)
     forget(ctx.settings.models_path, manifest.embedder)
+    gate_calibration.forget(ctx.settings.models_path, manifest.embedder)
     ctx.emit(manifest, f"removed {name} ({manifest.embedder})")
     return 0
 

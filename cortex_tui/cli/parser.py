@@ -92,6 +92,14 @@ def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
 
     p = sub.add_parser("recall", parents=[common], help="ranked memories for a query")
     _recall_options(p)
+    p.add_argument(
+        "--min-relevance",
+        nargs="?",
+        const=GATE_FLOOR,
+        metavar="FLOOR",
+        help="only memories that bear on the query, as an agent's prompt gets them: none "
+        "unless the best reaches FLOOR (0-1; alone: the hooks' floor, recall.gate_floor)",
+    )
     p.add_argument("--explain", action="store_true", help="per-signal score breakdown")
     p.add_argument("--context", action="store_true", help="print only the context block")
     p.add_argument(
@@ -328,6 +336,10 @@ def _recall_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-of", help="ISO time: what was true then")
     p.add_argument("--profile", help="weight profile from config [profiles.NAME]")
     p.add_argument("--fusion", choices=["weighted", "rrf", "dense"])
+
+
+GATE_FLOOR = "gate"
+"""`--min-relevance` alone: the floor the hooks gate prompts at."""
 
 
 def _recall_options(p: argparse.ArgumentParser) -> None:

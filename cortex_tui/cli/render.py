@@ -9,6 +9,7 @@ from cortex_tui.models import (
     ChannelHit,
     Decision,
     Explanation,
+    HeldBack,
     Memory,
     RecallResult,
     ScoreBreakdown,
@@ -93,6 +94,7 @@ def breakdown_lines(b: ScoreBreakdown) -> list[str]:
         ("type prior: ", b.type_prior_note()),
         ("period prior: ", b.period_note()),
         ("graph prior: ", b.graph_note()),
+        ("bears on it: ", b.gate.formula() if b.gate is not None else None),
     ):
         if note is not None:
             lines.append(f"      {label}{note}")
@@ -103,6 +105,19 @@ def breakdown_lines(b: ScoreBreakdown) -> list[str]:
         f"{_channel('graph', b.graph)}  (cosine {b.cosine:.3f}{lexical}{hops}; "
         f"fusion {b.fusion})"
     )
+    return lines
+
+
+def held_back_lines(held: list[HeldBack], *, explain: bool) -> list[str]:
+    """What the relevance gate kept out: how many and why, each one with `explain`."""
+    if not held:
+        return []
+    if not explain:
+        return [f"{len(held)} held back by the relevance gate: {held[0].reason}"]
+    lines = [f"held back by the relevance gate ({len(held)}):"]
+    for memory in held:
+        lines.append(f"  {memory.rank:>3}. {memory.id[:8]}  {memory.text[:70]}")
+        lines.append(f"       {memory.reason}")
     return lines
 
 

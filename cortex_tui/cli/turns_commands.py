@@ -71,7 +71,7 @@ def _turn_lines(turn: Injection, explain: bool) -> list[str]:
     said = f'  "{_short(turn.prompt, 70)}"' if turn.prompt else ""
     lines = [f"  {turn.at:%Y-%m-%d %H:%M:%S}  {turn.trigger}{said}"]
     if not turn.given:
-        lines.append("      nothing given")
+        lines.append(f"      nothing given{f': {turn.outcome}' if turn.outcome else ''}")
     for memory in turn.given:
         lines.append(f"    {_place(memory)}  {memory.short_id}  {_text(turn, memory)}")
         if explain and memory.breakdown is not None:
@@ -79,6 +79,17 @@ def _turn_lines(turn: Injection, explain: bool) -> list[str]:
     if turn.left_out:
         left = ", ".join(f"#{m.rank} {m.id[:8]} ({m.score:.3f})" for m in turn.left_out)
         lines.append(f"      left out (no room): {left}")
+    if turn.held_back and explain:
+        lines.append("      held back (does not bear on the prompt):")
+        for held in turn.held_back:
+            lines.append(f"        #{held.rank} {held.id[:8]}  {_short(held.text, TEXT_WIDTH)}")
+            lines.append(f"            {held.reason}")
+    elif turn.held_back:
+        best = max(held.relevance for held in turn.held_back)
+        lines.append(
+            f"      held back by the relevance gate: {len(turn.held_back)} (best relevance "
+            f"{best:.2f}, floor {turn.held_back[0].floor:.2f}; --explain says why)"
+        )
     budget = f" of {turn.budget_tokens}" if turn.budget_tokens is not None else ""
     lines.append(f"      {turn.used_tokens}{budget} tokens, {len(turn.context)} characters")
     return lines

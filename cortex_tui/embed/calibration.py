@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import re
-import tempfile
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
@@ -33,8 +30,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from cortex_tui.config import WritePathConfig
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.catalogue import PACKAGED_EMBEDDER
+from cortex_tui.embed.kept_calibrations import keep, kept_path
 from cortex_tui.models import WriteLabel
-from cortex_tui.private import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -140,25 +137,9 @@ def stored(models_dir: Path, embedder_name: str, judge: str) -> WriteCalibration
 
 
 def remember(models_dir: Path, calibration: WriteCalibration) -> WriteCalibration:
-    """Keep `calibration` (written beside, then renamed: a crash leaves the old file or
-    none, never half of one); a models folder that cannot be written only costs a
-    calibration next time."""
-    folder = models_dir / FOLDER
-    staging: str | None = None
-    try:
-        private_dir(folder)
-        handle, staging = tempfile.mkstemp(dir=folder, prefix=".", suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(calibration.model_dump_json(indent=2))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(staging, _path(models_dir, calibration.embedder))
-    except OSError as exc:
-        log.warning(
-            "the write path's calibration for %s is not kept: %s", calibration.embedder, exc
-        )
-        if staging is not None:
-            Path(staging).unlink(missing_ok=True)
+    """Keep `calibration` (`kept_calibrations.keep`: whole or not at all)."""
+    text = calibration.model_dump_json(indent=2)
+    keep(models_dir, FOLDER, calibration.embedder, text, "the write path's calibration")
     return calibration
 
 
@@ -167,4 +148,4 @@ def forget(models_dir: Path, embedder_name: str) -> None:
 
 
 def _path(models_dir: Path, embedder_name: str) -> Path:
-    return models_dir / FOLDER / (re.sub(r"[^A-Za-z0-9._-]", "_", embedder_name) + ".json")
+    return kept_path(models_dir, FOLDER, embedder_name)

@@ -78,6 +78,7 @@ from cortex_tui.privacy.records import (
     redaction_decision,
 )
 from cortex_tui.privacy.redactor import Redacted, Redactor
+from cortex_tui.recall.gate_calibration import CosineScale, cosine_scale
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Parts, Store, Vector
@@ -123,6 +124,7 @@ class LocalEngine:
         server's shared store sets it to the member whose request it serves."""
         self.shared = False
         """A team's store on a team server: the one store that takes scope `team`."""
+        self._cosine_scale: CosineScale | None = None
         self._recaller = Recaller(
             store,
             embedder,
@@ -133,6 +135,7 @@ class LocalEngine:
             self.llm,
             shown=self._shown,
             part_texts=lambda content: part_texts(content, settings.parts),
+            scale=self.cosine_scale,
         )
         self._neighbours = NeighbourIndex(store, settings.context)
         self._write_path = WritePath(
@@ -168,6 +171,13 @@ class LocalEngine:
         )
 
     # --- reading -------------------------------------------------------------------
+
+    def cosine_scale(self) -> CosineScale:
+        """This model's cosines on the relevance gate's reference scale: calibrated the
+        first time a model other than the reference is gated, then kept."""
+        if self._cosine_scale is None:
+            self._cosine_scale = cosine_scale(self.embedder, self.settings.models_path)
+        return self._cosine_scale
 
     def weights(self, profile: str | None) -> RecallWeights:
         return self.settings.weight_profile(profile)

@@ -2,8 +2,8 @@
 
 For each probe: whether a memory line of the prompt's block states the label the probe
 needs (matched as capture is: `SessionLabel.matches`), whether the session-start block
-did, how many lines it took, and where a miss was lost — never stored, left out by the budget,
-or ranked below what recall returns. For each
+did, how many lines it took, and where a miss was lost — never stored, held back by the
+relevance gate, left out by the budget, or ranked below what recall returns. For each
 unrelated prompt: whether it was given any memory at all.
 """
 
@@ -18,10 +18,11 @@ from cortex_tui.injections.record import Injection
 from cortex_tui.models import Memory, MemoryStatus
 
 NEVER_STORED = "not stored"
+HELD_BACK = "held back by the gate"
 LEFT_OUT = "left out by the budget"
 RANKED_BELOW = "ranked below the results"
 NO_CONTEXT = "no context (timed out or no service)"
-LOSSES = (NEVER_STORED, LEFT_OUT, RANKED_BELOW, NO_CONTEXT)
+LOSSES = (NEVER_STORED, HELD_BACK, LEFT_OUT, RANKED_BELOW, NO_CONTEXT)
 
 
 @dataclass
@@ -138,6 +139,9 @@ def _where_lost(
     prompt = next((r for r in records if r.trigger == "prompt"), None)
     if prompt is None:
         return NO_CONTEXT, "the prompt's hook recorded nothing"
+    held = [m for m in prompt.held_back if m.id in ids]
+    if held:
+        return HELD_BACK, held[0].reason
     left = [m for m in prompt.left_out if m.id in ids]
     if left:
         return LEFT_OUT, f"rank {left[0].rank}, {left[0].chars} characters"

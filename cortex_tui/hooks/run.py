@@ -63,8 +63,11 @@ def run_hook(
     if kind == "pre" and via == "service":
         cold_wait = min(cold_start_wait(home), max(0.0, PRE_HOOK_CEILING - cap))
 
+    read: list[str] = []
+
     def work() -> str:
         raw = _read_input(stdin)
+        read.append(raw)
         if server:
             return _via_server(kind, raw, home, server, text_format, deadline, log)
         if via == "service":
@@ -84,6 +87,8 @@ def run_hook(
             type(exc).__name__,
             exc,
         )
+        if kind == "pre" and read and via == "service":
+            _missed(home, read[0], exc, log)
         return 0
     if output:
         stdout.write(output + "\n")
@@ -96,6 +101,17 @@ def run_hook(
         len(output),
     )
     return 0
+
+
+def _missed(home: str, raw: str, exc: Exception, log: Log) -> None:
+    """The record of a prompt given nothing because the hook gave up (`turns` tells it
+    from one nothing bore on)."""
+    from cortex_tui.integrations.missed_context import NO_SERVICE, TIMED_OUT, record_missed
+
+    if isinstance(exc, HookTimeout):
+        record_missed(home, raw, TIMED_OUT, log)
+    elif isinstance(exc, local_service.ServiceUnavailable):
+        record_missed(home, raw, NO_SERVICE, log)
 
 
 def _read_input(stdin: BinaryIO) -> str:
@@ -234,15 +250,18 @@ def _pre_via_service(
         if exc.connected and not starting:
             log.info("the service is too busy to answer in time: no context this turn")
             _keep_prompt_here(event, home, log)
+            _record_missed(event, home, "timed out", log)
             return ""
         if _is_session_start(event):
             if not exc.connected:
                 _start_in_background(home, log)
+            _record_missed(event, home, "no service", log)
             return ""
     # The prompt is kept first: the cold wait may run to the hook's hard cap.
     _keep_prompt_here(event, home, log)
     cold_deadline = deadline + cold_wait
     if not _started(home, cold_deadline, log):
+        _record_missed(event, home, "no service", log)
         return ""
     return _pre_answer(event, route, home, cold_deadline - time.monotonic(), log)
 
@@ -280,6 +299,12 @@ def _start_in_background(home: StrPath, log: Log) -> None:
         log.info("session starts: the service is starting for its first prompt")
     else:
         log.warning("the service does not start: %s", refusal)
+
+
+def _record_missed(event: bytes, home: StrPath, outcome: str, log: Log) -> None:
+    from cortex_tui.integrations.missed_context import record_missed
+
+    record_missed(str(home), event.decode("utf-8", errors="replace"), outcome, log)
 
 
 def _keep_prompt_here(event: bytes, home: StrPath, log: Log) -> None:
@@ -377,13 +402,16 @@ def _in_process_context(plan: PrePlan, settings: Settings, log: Log) -> str:
     the prompt its context)."""
     from cortex_tui.engine.standing import standing_block
     from cortex_tui.injections.record import Given, build_injection
+    from cortex_tui.integrations.session_turns import SessionTurns
     from cortex_tui.integrations.turns import pre_context
+    from cortex_tui.recall.gate import prompt_floor
     from cortex_tui.recall.request import RecallRequest
 
     engine = _open_engine(settings, log)
     if plan.project and plan.legacy_project:
         engine.adopt_project(plan.project, plan.legacy_project)
     given = Given()
+    session = SessionTurns(settings.home, plan.session) if plan.session else None
 
     def recall(max_chars: int) -> str:
         request = RecallRequest(
@@ -391,15 +419,20 @@ def _in_process_context(plan: PrePlan, settings: Settings, log: Log) -> str:
             project=plan.project,
             max_chars=max_chars,
             rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
+            given_already=session.standing_given() if session is not None else [],
+            min_relevance=prompt_floor(settings.recall, settings.hooks),
         )
         response = engine.recall(request)
         given.recalled = response.results
+        given.held_back = response.held_back
         return response.context
 
     def standing(max_chars: int) -> str:
         budget = settings.hooks.standing_context_tokens
         block = standing_block(engine, plan.project, budget, max_chars)
         given.standing = block.memories
+        if session is not None:
+            session.note_standing([memory.id for memory in block.memories])
         return block.text
 
     try:

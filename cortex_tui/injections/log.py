@@ -13,7 +13,6 @@ prunes apart.
 
 from __future__ import annotations
 
-import fcntl
 import gzip
 import os
 import threading
@@ -26,10 +25,18 @@ from pydantic import ValidationError
 
 from cortex_tui.config import InjectionsConfig
 from cortex_tui.injections.record import Injection
-from cortex_tui.private import open_private, private_dir
+from cortex_tui.injections.segments import (
+    COMPRESSED,
+    PLAIN,
+    append_line,
+    current_segment,
+    locked,
+    number_of,
+    segment_path,
+    segments,
+)
+from cortex_tui.private import open_private
 
-PLAIN = "jsonl"
-COMPRESSED = "jsonl.gz"
 SEGMENT_SHARE = 10
 """A segment is closed at this fraction of the size limit: dropping one frees a tenth."""
 MIN_SEGMENT_BYTES = 16 * 1024
@@ -61,17 +68,14 @@ class InjectionLog:
             return
         line = (record.model_dump_json(exclude_none=True, exclude_defaults=True) + "\n").encode()
         with self._locked():
-            segment = self._current_segment()
+            segment = current_segment(self.folder)
             if segment.exists() and segment.stat().st_size + len(line) > self.segment_bytes:
                 _compress(segment)
-                segment = self._segment_path(_number(segment) + 1)
+                segment = segment_path(self.folder, number_of(segment) + 1)
                 self._prune(keep=segment)
             elif not self._pruned:
                 self._prune(keep=segment)
-            with open_private(segment, "a+b") as out:
-                if ends_torn(out.fileno()):
-                    out.write(b"\n")
-                out.write(line)
+            append_line(segment, line)
 
     def newest(
         self,
@@ -111,35 +115,12 @@ class InjectionLog:
 
     def size(self) -> int:
         """Bytes the records take on disk."""
-        return sum(path.stat().st_size for path in self._segments())
+        return sum(path.stat().st_size for path in segments(self.folder))
 
     # --- files -----------------------------------------------------------------------
 
-    def _segments(self) -> list[Path]:
-        """The segments, oldest first: one file each (a compressed copy wins over the
-        plain file a crash left beside it)."""
-        if not self.folder.is_dir():
-            return []
-        found: dict[int, Path] = {}
-        for path in self.folder.iterdir():
-            number, _, kind = path.name.partition(".")
-            known = number.isdigit() and kind in (PLAIN, COMPRESSED)
-            if known and (kind == COMPRESSED or int(number) not in found):
-                found[int(number)] = path
-        return [found[number] for number in sorted(found)]
-
-    def _segment_path(self, number: int) -> Path:
-        return self.folder / f"{number:06d}.{PLAIN}"
-
-    def _current_segment(self) -> Path:
-        segments = self._segments()
-        if not segments:
-            return self._segment_path(1)
-        last = segments[-1]
-        return self._segment_path(_number(last) + 1) if last.name.endswith(COMPRESSED) else last
-
     def _backwards(self) -> Iterator[Injection]:
-        for segment in reversed(self._segments()):
+        for segment in reversed(segments(self.folder)):
             for line in reversed(_lines(segment)):
                 if record := _parsed(line):
                     yield record
@@ -152,33 +133,24 @@ class InjectionLog:
         `keep` (the one about to be written) stays."""
         self._pruned = True
         oldest = self._oldest_kept()
-        segments = [path for path in self._segments() if path != keep]
-        for path in list(segments):
+        closed = [path for path in segments(self.folder) if path != keep]
+        for path in list(closed):
             newest = _newest_time(path)
             if newest is not None and newest >= oldest:
                 break
             _drop(path)
-            segments.remove(path)
+            closed.remove(path)
         # The segment written grows to `segment_bytes`: the others keep the rest.
-        others = sum(path.stat().st_size for path in segments)
-        while segments and others > self.max_bytes - self.segment_bytes:
-            dropped = segments.pop(0)
+        others = sum(path.stat().st_size for path in closed)
+        while closed and others > self.max_bytes - self.segment_bytes:
+            dropped = closed.pop(0)
             others -= dropped.stat().st_size
             _drop(dropped)
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        private_dir(self.folder)
-        with self._lock, open_private(self.folder / ".lock", "a") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
-def _number(path: Path) -> int:
-    return int(path.name.partition(".")[0])
+        with self._lock, locked(self.folder):
+            yield
 
 
 def _lines(segment: Path) -> list[bytes]:
@@ -207,7 +179,7 @@ def _compress(segment: Path) -> None:
 def _drop(segment: Path) -> None:
     """A segment gone, with a plain copy a crash may have left beside a compressed one."""
     segment.unlink(missing_ok=True)
-    segment.with_name(f"{_number(segment):06d}.{PLAIN}").unlink(missing_ok=True)
+    segment.with_name(f"{number_of(segment):06d}.{PLAIN}").unlink(missing_ok=True)
 
 
 def _parsed(line: bytes) -> Injection | None:
@@ -218,12 +190,6 @@ def _parsed(line: bytes) -> Injection | None:
         return Injection.model_validate_json(line)
     except ValidationError:
         return None
-
-
-def ends_torn(fd: int) -> bool:
-    """Whether the file's last byte is not a newline: a write a crash cut short."""
-    end = os.lseek(fd, 0, os.SEEK_END)
-    return end > 0 and os.pread(fd, 1, end - 1) != b"\n"
 
 
 def _newest_time(path: Path) -> datetime | None:

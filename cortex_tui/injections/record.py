@@ -24,11 +24,21 @@ from cortex_tui.format import (
     line_memory_id,
     memory_line,
 )
-from cortex_tui.models import Memory, MemoryType, RecallResult, ScoreBreakdown, UtcDatetime, new_id
+from cortex_tui.models import (
+    HeldBack,
+    Memory,
+    MemoryType,
+    RecallResult,
+    ScoreBreakdown,
+    UtcDatetime,
+    new_id,
+)
 
 Block = Literal["standing", "recalled"]
 Verdict = Literal["useful", "wrong"]
 """A person's judgement of a memory where a turn was given it."""
+Outcome = Literal["nothing bore on it", "timed out", "no service"]
+"""Why a prompt was given no memory: the relevance gate, or the hook that gave up."""
 PROMPT_CHARS = 200
 """Characters of the prompt a record keeps: enough to tell the turn, not the whole paste."""
 LEFT_OUT_CHARS = 160
@@ -91,6 +101,15 @@ class Injection(_Record):
     used_tokens: int
     given: list[GivenMemory] = Field(default_factory=list)
     left_out: list[LeftOut] = Field(default_factory=list)
+    held_back: list[HeldBack] = Field(
+        default_factory=list,
+        description="ranked memories the relevance gate kept out, each with why",
+    )
+    outcome: Outcome | None = Field(
+        default=None,
+        description="why the prompt was given no memory, when it was given none: nothing "
+        "bore on it (the gate held every ranked memory back), timed out, no service",
+    )
     judged: dict[str, Verdict] = Field(
         default_factory=dict,
         description="a person's judgement of each memory given (its id → useful or wrong), "
@@ -107,15 +126,18 @@ class Injection(_Record):
 
 def redacted(record: Injection, clean: Callable[[str], str]) -> Injection:
     """`record` with `clean` (the privacy step) applied to every text in it that came
-    from a person or a memory: the prompt, the block, the left-out memories' starts, the
-    sentence a breakdown names, and the session and project names. The rest are numbers,
-    ids and names of our own."""
+    from a person or a memory: the prompt, the block, the left-out and held-back
+    memories' starts, the sentence a breakdown names, and the session and project
+    names. The rest are numbers, ids and names of our own."""
     given = [
         memory.model_copy(update={"breakdown": _clean_breakdown(memory.breakdown, clean)})
         for memory in record.given
     ]
     left_out = [
         memory.model_copy(update={"text": clean(memory.text)}) for memory in record.left_out
+    ]
+    held_back = [
+        memory.model_copy(update={"text": clean(memory.text)}) for memory in record.held_back
     ]
     return record.model_copy(
         update={
@@ -125,6 +147,7 @@ def redacted(record: Injection, clean: Callable[[str], str]) -> Injection:
             "project": clean(record.project) if record.project else record.project,
             "given": given,
             "left_out": left_out,
+            "held_back": held_back,
         }
     )
 
@@ -156,6 +179,8 @@ class Given:
     context: str = ""
     standing: list[Memory] = field(default_factory=list)
     recalled: list[RecallResult] = field(default_factory=list)
+    held_back: list[HeldBack] = field(default_factory=list)
+    """Ranked memories the relevance gate kept out."""
 
 
 def build_injection(
@@ -200,6 +225,8 @@ def build_injection(
         used_tokens=estimate_tokens(given.context),
         given=memories,
         left_out=left_out,
+        held_back=given.held_back,
+        outcome="nothing bore on it" if given.held_back and not memories else None,
     )
 
 

@@ -63,6 +63,8 @@ than that, whose transcript never caught up before, loses anything by it: its ow
 are read again (and the capture's duplicate check keeps one memory of each)."""
 STALE_TEMPORARY_S = 3600
 """A temporary state file this old was left by a process that died while writing it."""
+STANDING_KEPT = 200
+"""Memories of a session's standing block remembered at most: more than any budget gives."""
 SESSION_START = "session-start"
 """What `take_standing` is given for a SessionStart, which always gets its block."""
 _LONE_COMMAND = re.compile(r"/[\w:-]+")
@@ -123,6 +125,20 @@ class SessionTurns:
             if changed:
                 self._save(state, durable=False)
             return due
+
+    def note_standing(self, memory_ids: list[str]) -> None:
+        """The memories the session's standing block gave (at its start, or again after
+        a compaction): its prompts are not given them again."""
+        with _Locked(self.folder):
+            state = self._load()
+            if state["standing_ids"] != memory_ids:
+                state["standing_ids"] = memory_ids[:STANDING_KEPT]
+                self._save(state, durable=False)
+
+    def standing_given(self) -> list[str]:
+        """What `note_standing` kept (none for a session not given any)."""
+        with _Locked(self.folder):
+            return list(self._load()["standing_ids"])
 
     def plan(self, transcript: list[Turn], reply: str | None) -> TurnPlan:
         """The turn: kept prompts the transcript does not show, the transcript's new
@@ -197,6 +213,7 @@ class SessionTurns:
             "owed": _owed_lines(data.get("owed"))[-OWED_KEPT:],
             "reply": _as_digest(reply) if isinstance(reply, str) else None,
             "standing": data.get("standing") if isinstance(data.get("standing"), str) else None,
+            "standing_ids": _ids(data.get("standing_ids")),
         }
 
     def _save(self, state: dict[str, Any], *, durable: bool) -> None:
@@ -208,6 +225,12 @@ class SessionTurns:
                 handle.flush()
                 os.fsync(handle.fileno())
         os.replace(tmp, self.path)
+
+
+def _ids(raw: object) -> list[str]:
+    if not isinstance(raw, list):
+        return []
+    return [item for item in raw if isinstance(item, str)][:STANDING_KEPT]
 
 
 def prune_sessions(home: Path, older_than_days: float = SESSION_DAYS) -> int:

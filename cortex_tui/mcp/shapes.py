@@ -85,6 +85,13 @@ class RecallArguments(Arguments):
     breakdown: bool = Field(
         default=False, description="include each result's score breakdown: why it ranked there"
     )
+    min_relevance: float | None = Field(
+        default=None,
+        gt=0,
+        lt=1,
+        description="only memories that bear on the query: none unless the best reaches this "
+        "relevance (0-1; the hooks use about 0.9); omitted, everything is ranked",
+    )
 
     def request(self) -> RecallRequest:
         return RecallRequest(
@@ -95,6 +102,7 @@ class RecallArguments(Arguments):
             limit=self.limit,
             as_of=self.as_of,
             include_history=self.include_history,
+            min_relevance=self.min_relevance,
         )
 
 
@@ -111,6 +119,9 @@ class RecallAnswer(BaseModel):
     results: list[RecalledMemory]
     candidates: int = Field(description="how many memories were scored")
     elapsed_ms: float
+    held_back: int = Field(
+        default=0, description="results min_relevance kept out: they do not bear on the query"
+    )
 
     @classmethod
     def of(cls, response: RecallResponse, *, breakdown: bool) -> RecallAnswer:
@@ -129,6 +140,7 @@ class RecallAnswer(BaseModel):
             results=results,
             candidates=response.candidates,
             elapsed_ms=response.elapsed_ms,
+            held_back=len(response.held_back),
         )
 
 

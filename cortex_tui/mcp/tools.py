@@ -94,7 +94,11 @@ def _record_recall(engine: Engine, request: RecallRequest, response: RecallRespo
     answer); a record that cannot be kept costs a log line, never the answer."""
     now = engine.now()
     asker = Asker(agent="mcp", trigger="recall", project=request.project, query=request.query)
-    given = Given(results_block(response.results, now), recalled=response.results)
+    given = Given(
+        results_block(response.results, now),
+        recalled=response.results,
+        held_back=response.held_back,
+    )
     try:
         engine.record_injection(build_injection(asker, now, given, request.budget_tokens))
     except Exception as exc:

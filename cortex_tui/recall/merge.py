@@ -1,8 +1,9 @@
 """One answer from two stores' answers to the same recall: a team member's own memories
 and its team's shared ones (`serve --tenants`). Both were ranked by the same score
 against the same request, so their scores compare: the results are interleaved by score,
-cut to the request's limit, ranked anew, and the context block is built again from
-them within the request's budget."""
+cut to the request's limit, ranked anew, put through the relevance gate when the request
+sets a floor (the stores were asked without one: a shared memory may join the member's
+own), and the context block is built again from them within the request's budget."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from datetime import datetime
 
 from cortex_tui.config import RecallConfig
 from cortex_tui.format import format_context
-from cortex_tui.models import RecallResponse
+from cortex_tui.models import HeldBack, RecallResponse
+from cortex_tui.recall.gate import Floors, apply_gate
 from cortex_tui.recall.request import RecallRequest
 
 
@@ -27,6 +29,10 @@ def merge_recalls(
         reverse=True,
     )[:limit]
     results = [result.model_copy(update={"rank": rank}) for rank, result in enumerate(pooled, 1)]
+    held_back: list[HeldBack] = []
+    if request.min_relevance is not None:
+        gated = apply_gate(results, Floors.of(request.min_relevance, config.gate_companion_floor))
+        results, held_back = gated.given, gated.held_back
     return RecallResponse(
         query=request.query,
         results=results,
@@ -40,4 +46,5 @@ def merge_recalls(
         candidates=sum(answer.candidates for answer in answers),
         elapsed_ms=max(answer.elapsed_ms for answer in answers),
         notices=list(dict.fromkeys(notice for answer in answers for notice in answer.notices)),
+        held_back=held_back,
     )

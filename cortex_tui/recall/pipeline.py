@@ -29,9 +29,19 @@ from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.format import format_context
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.llm.base import LLMClient
-from cortex_tui.models import ChannelHit, Explanation, Memory, RecallResponse, RecallResult
+from cortex_tui.models import (
+    ChannelHit,
+    Explanation,
+    GateEvidence,
+    HeldBack,
+    Memory,
+    RecallResponse,
+    RecallResult,
+)
 from cortex_tui.recall.exclusion import exclusion_reason
 from cortex_tui.recall.fusion import ChannelScale, relevance
+from cortex_tui.recall.gate import Floors, apply_gate, gate_evidence
+from cortex_tui.recall.gate_calibration import CosineScale
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.recall.rerank import rerank
 from cortex_tui.recall.scoring import (
@@ -110,12 +120,16 @@ class Recaller:
         llm: LLMClient | None = None,
         *,
         part_texts: Callable[[str], list[str]],
+        scale: Callable[[], CosineScale],
         shown: Callable[[Memory], Memory] = lambda memory: memory,
     ) -> None:
         """`shown`: a memory as a recall may hand it out (the privacy step's read guard),
         applied before an LLM re-ranks or the context block is written. `part_texts`:
-        the sentences a memory's parts were made of (to name the one that matched)."""
+        the sentences a memory's parts were made of (to name the one that matched).
+        `scale`: this model's cosines on the gate's reference scale (made on first use:
+        a model other than the reference is calibrated once, `recall/gate_calibration.py`)."""
         self._part_texts = part_texts
+        self._scale = scale
         self._store = store
         self._shown = shown
         self._embedder = embedder
@@ -134,13 +148,23 @@ class Recaller:
             request, flt, vector, self._config.dense_candidates, self._config.context_candidates
         )
         ranked = self._rank(request, pool)
+        if request.given_already:
+            given = set(request.given_already)
+            ranked = [r for r in ranked if r.memory.id not in given]
         self._complete_context(ranked[:limit], vector)
-        results = [self._show(r.result(rank)) for rank, r in enumerate(ranked[:limit], 1)]
+        results = [
+            self._show(r.result(rank, self._gate_of(r))) for rank, r in enumerate(ranked[:limit], 1)
+        ]
         if self._llm is not None:
             budget = request.rerank_budget_ms
             if budget is None:
                 budget = self._config.rerank_budget_ms_interactive
             results = rerank(self._llm, request.query, results, self._config.rerank_spread, budget)
+        held_back: list[HeldBack] = []
+        if request.min_relevance is not None:
+            floors = Floors.of(request.min_relevance, self._config.gate_companion_floor)
+            gated = apply_gate(results, floors)
+            results, held_back = gated.given, gated.held_back
         context = format_context(
             results,
             self._clock(),
@@ -154,6 +178,17 @@ class Recaller:
             context=context,
             candidates=len(pool.candidates),
             elapsed_ms=(time.perf_counter() - started) * 1000,
+            held_back=held_back,
+        )
+
+    def _gate_of(self, ranked: _Ranked) -> GateEvidence:
+        """How much the candidate bears on the query, on absolute evidence."""
+        cosine = ranked.evidence.read_cosine
+        return gate_evidence(
+            cosine,
+            self._scale()(cosine),
+            ranked.evidence.lexical_score,
+            ranked.evidence.graph_hops,
         )
 
     def explain(self, request: RecallRequest, memory: Memory) -> Explanation:
@@ -183,8 +218,10 @@ class Recaller:
             memory=shown,
             rank=position + 1,
             limit=limit,
-            result=self._show(ranked[position].result(position + 1)),
-            above=[self._show(r.result(rank)) for rank, r in enumerate(above, 1)],
+            result=self._show(
+                ranked[position].result(position + 1, self._gate_of(ranked[position]))
+            ),
+            above=[self._show(r.result(rank, self._gate_of(r))) for rank, r in enumerate(above, 1)],
         )
 
     def _show(self, result: RecallResult) -> RecallResult:
@@ -485,12 +522,12 @@ class _Ranked:
     score: Score
     fusion: str
 
-    def result(self, rank: int) -> RecallResult:
+    def result(self, rank: int, gate: GateEvidence) -> RecallResult:
         return RecallResult(
             memory=self.memory,
             rank=rank,
             score=self.score.final,
-            breakdown=breakdown(self.score, self.evidence, self.fusion),
+            breakdown=breakdown(self.score, self.evidence, self.fusion, gate),
             conflicts_with=_conflict_partners(self.memory),
         )
 

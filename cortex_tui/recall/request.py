@@ -28,6 +28,19 @@ class RecallRequest(BaseModel):
     rerank_budget_ms: int | None = Field(
         default=None, ge=0, description="LLM re-rank budget; None = the interactive default"
     )
+    given_already: list[str] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="memory ids the asker was given already (a session's standing rules): "
+        "not ranked again",
+    )
+    min_relevance: float | None = Field(
+        default=None,
+        gt=0,
+        lt=1,
+        description="only memories that bear on the query: the relevance (0–1) the best "
+        "result needs for any to be given (recall/gate.py); None ranks everything",
+    )
 
     def memory_filter(self) -> MemoryFilter:
         return MemoryFilter(

@@ -30,6 +30,7 @@ from cortex_tui.models import (
     ASKER_ROLES,
     ChannelHit,
     ConflictStatus,
+    GateEvidence,
     Memory,
     MemoryType,
     Scope,
@@ -266,7 +267,9 @@ def score(
     )
 
 
-def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
+def breakdown(
+    result: Score, evidence: Evidence, fusion: str, gate: GateEvidence | None = None
+) -> ScoreBreakdown:
     """The explainable form of a score: contributions sum to `adjusted` by construction."""
     signals = {
         "relevance": SignalScore(raw=result.relevance, weight=1.0, contribution=result.relevance)
@@ -306,4 +309,5 @@ def breakdown(result: Score, evidence: Evidence, fusion: str) -> ScoreBreakdown:
         fusion=fusion,
         query_types=sorted(result.named_types),
         query_period=None if result.period is None else result.period.describe(),
+        gate=gate,
     )

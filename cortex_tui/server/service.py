@@ -28,7 +28,7 @@ from cortex_tui.engine.standing import standing_block
 from cortex_tui.errors import TooLargeError
 from cortex_tui.injections.record import Given, build_injection
 from cortex_tui.integrations.events import parse_event
-from cortex_tui.integrations.session_turns import prune_sessions
+from cortex_tui.integrations.session_turns import SessionTurns, prune_sessions
 from cortex_tui.integrations.turns import (
     PrePlan,
     batch_capture,
@@ -40,6 +40,7 @@ from cortex_tui.integrations.turns import (
 from cortex_tui.link.spool import Spool, TurnProgress
 from cortex_tui.link.spool_entries import SpoolEntry, TurnEntry
 from cortex_tui.models import RecallResponse
+from cortex_tui.recall.gate import prompt_floor
 from cortex_tui.recall.merge import merge_recalls
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background
@@ -236,16 +237,23 @@ class Service:
         given = answer.given
         team = self.team
 
+        session = SessionTurns(self.settings.home, plan.session) if plan.session else None
+        # Read before the engine is held: what the session's start gave is not given again.
+        already = session.standing_given() if session is not None and plan.query else []
+
         def standing(max_chars: int) -> str:
             budget = self.settings.hooks.standing_context_tokens
             own = standing_block(self.engine, plan.project, budget, max_chars)
             given.standing = own.memories
-            if team is None or max_chars - len(own.text) <= 1:
-                return own.text
-            left = max_chars - (len(own.text) + 1 if own.text else 0)
-            shared = team.read(lambda: standing_block(team.engine, plan.project, budget, left))
-            given.standing += shared.memories
-            return "\n".join(block for block in (own.text, shared.text) if block)
+            text = own.text
+            if team is not None and max_chars - len(text) > 1:
+                left = max_chars - (len(text) + 1 if text else 0)
+                shared = team.read(lambda: standing_block(team.engine, plan.project, budget, left))
+                given.standing += shared.memories
+                text = "\n".join(block for block in (text, shared.text) if block)
+            if session is not None:
+                session.note_standing([memory.id for memory in given.standing])
+            return text
 
         def recall(max_chars: int) -> str:
             generations = (self._generation, team._generation if team else 0)
@@ -258,16 +266,24 @@ class Service:
                     max_chars=max_chars,
                     rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
                     update_access=False,
+                    given_already=already,
+                    min_relevance=prompt_floor(self.settings.recall, self.settings.hooks),
                 )
-                response = self.engine.recall(request)
-                if team is not None:
-                    shared = team.read(lambda: team.engine.recall(request))
+                if team is None:
+                    response = self.engine.recall(request)
+                else:
+                    ungated = request.model_copy(update={"min_relevance": None})
+                    answers = [
+                        self.engine.recall(ungated),
+                        team.read(lambda: team.engine.recall(ungated)),
+                    ]
                     response = merge_recalls(
-                        request, [response, shared], self.settings.recall, self.engine.now()
+                        request, answers, self.settings.recall, self.engine.now()
                     )
                 self._cache.put(key, response)
                 answer.read.extend(result.memory.id for result in response.results)
             given.recalled = response.results
+            given.held_back = response.held_back
             return response.context
 
         with self._lock.hold("hook", urgent=True):

@@ -33,9 +33,10 @@ from cortex_tui.models import Memory
 K1 = 1.2
 B = 0.75
 AVG_LEN = 24.0
-LEXICAL_VERSION = 2
-"""Raised whenever a text's terms change (2: Snowball stems); a store whose lexical
-vectors were encoded by an older version re-encodes them when it opens."""
+LEXICAL_VERSION = 3
+"""Raised whenever a text's terms change (2: Snowball stems; 3: Chinese, Japanese and
+Korean cut into character pairs); a store whose lexical vectors were encoded by an older
+version re-encodes them when it opens."""
 
 # Runs of word characters joined by code punctuation: `events.raw`, `snake_case`,
 # `ci-cd`, `src/app.py`, `v1.2`, `std::vec`. Surrounding punctuation is not part of a run.
@@ -45,6 +46,9 @@ _ALNUM = re.compile(r"[^\W_]+")
 # camelCase and PascalCase boundaries in ASCII words: `getUserName` → get, User, Name;
 # `HTTPServer` → HTTP, Server; `sha256` → sha, 256.
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Scripts written without spaces between words (Han, kana), and Hangul, whose words carry
+# their particles: a run of them is read as overlapping character pairs.
+_CJK = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+)")
 
 # fmt: off
 STOPWORDS: frozenset[str] = frozenset({
@@ -83,8 +87,23 @@ def stem(word: str) -> str:
 def _parts(compound: str) -> list[str]:
     parts: list[str] = []
     for piece in _ALNUM.findall(compound):
-        parts.extend(_CAMEL.findall(piece) if piece.isascii() else [piece])
+        if piece.isascii():
+            parts.extend(_CAMEL.findall(piece))
+            continue
+        for n, run in enumerate(_CJK.split(piece)):
+            if n % 2:
+                parts.extend(_pairs(run))
+            elif run:
+                parts.append(run)
     return parts
+
+
+def _pairs(run: str) -> list[str]:
+    """A run of Chinese, Japanese or Korean as its overlapping character pairs: a
+    sentence with no spaces shares with another the words they share, where read whole
+    it shared nothing but an identical sentence. A lone character says as little as a
+    lone letter, and is dropped as one is."""
+    return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 @lru_cache(maxsize=65536)
@@ -92,7 +111,8 @@ def _terms(compound: str) -> tuple[str, ...]:
     """Terms of one compound token. Cached: a store's vocabulary is small and repeats,
     and this is most of the cost of indexing a memory."""
     parts = _parts(compound)
-    terms = [compound.lower()] if len(parts) > 1 else []
+    whole = len(parts) > 1 and not _CJK.fullmatch(compound)
+    terms = [compound.lower()] if whole else []
     for part in parts:
         word = part.lower()
         if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):

@@ -14,7 +14,7 @@ from textual.content import Content
 
 from cortex_tui.injections.record import GivenMemory, Injection, LeftOut
 from cortex_tui.injections.usefulness import Unhelpful
-from cortex_tui.models import Explanation, ScoreBreakdown
+from cortex_tui.models import Explanation, HeldBack, ScoreBreakdown
 from cortex_tui.signals import SIGNAL_NAMES
 from cortex_tui.tui.colours import signal_variable
 from cortex_tui.tui.formatting import one_line
@@ -35,6 +35,8 @@ def turn_label(turn: Injection, width: int) -> Content:
     counts = f"{len(turn.given)} given"
     if turn.left_out:
         counts += f", {len(turn.left_out)} left out"
+    if turn.held_back:
+        counts += f", {len(turn.held_back)} held back"
     return Content.assemble(
         (f"{turn.at:%m-%d %H:%M} ", "$text-muted"),
         Content(said),
@@ -58,6 +60,10 @@ def turn_heading(turn: Injection) -> Content:
     standing = sum(memory.block == "standing" for memory in turn.given)
     given = f"{len(turn.given)} given" + (f" ({standing} standing)" if standing else "")
     left = f"{len(turn.left_out)} left out for want of room" if turn.left_out else "none left out"
+    if turn.outcome is not None:
+        left += f" · nothing given: {turn.outcome}"
+    elif turn.held_back:
+        left += f" · {len(turn.held_back)} held back: they do not bear on the prompt"
     return Content.assemble(
         (
             f"{turn.at:%Y-%m-%d %H:%M:%S} · {turn.agent} · {turn.trigger} · "
@@ -84,15 +90,35 @@ def given_cells(turn: Injection, memory: GivenMemory, width: int) -> list[Text]:
 
 
 def left_out_cells(memory: LeftOut, width: int) -> list[Text]:
-    values = (
-        "",
-        f"{memory.rank}",
-        f"{memory.score:.3f}",
-        memory.id[:8],
-        "no room",
-        one_line(memory.text, width),
-    )
+    return _dim_cells(memory.rank, f"{memory.score:.3f}", memory.id, "no room", memory.text, width)
+
+
+def held_back_cells(memory: HeldBack, width: int) -> list[Text]:
+    """A memory the relevance gate kept out, its relevance where a score would be."""
+    relevance = f"{memory.relevance:.2f}"
+    return _dim_cells(memory.rank, relevance, memory.id, "held back", memory.text, width)
+
+
+def _dim_cells(
+    rank: int, number: str, memory_id: str, why: str, text: str, width: int
+) -> list[Text]:
+    """A ranked memory the block did not give, in grey."""
+    values = ("", f"{rank}", number, memory_id[:8], why, one_line(text, width))
     return [Text(value, style="dim", no_wrap=True) for value in values]
+
+
+def held_back_why(memory: HeldBack) -> Content:
+    """Why the relevance gate kept a ranked memory out of the block."""
+    return Content.assemble(
+        ("Held back by the relevance gate: ", "bold"),
+        Content(memory.reason),
+        "\n",
+        (
+            "A prompt gets memories only when they bear on it (hooks.relevance_gate, "
+            "recall.gate_floor).",
+            "$text-muted",
+        ),
+    )
 
 
 def unhelpful_cells(item: Unhelpful, width: int) -> list[Text]:

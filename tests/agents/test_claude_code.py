@@ -61,6 +61,28 @@ def test_the_first_prompt_of_a_session_gets_memories_while_a_busy_machine_starts
     assert rule in given  # the standing context the session's start could not give
 
 
+def test_a_prompt_nothing_bears_on_is_sent_no_memories_and_one_that_needs_them_is(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    claude.cortex("hook", "install")
+    facts = [
+        "Harbor deploys with Argo CD and Kwame owns the Argo CD setup.",
+        "The harbor API listens on port 8443 behind the ingress.",
+        "Harbor's staging database is restored from the nightly snapshot at 02:00 UTC.",
+    ]
+    for fact in facts:
+        claude.cortex("remember", "--project", "harbor", fact, daemon=True)
+    claude.run("Write a limerick about a cat who loves coffee.")
+    assert "<cortex_memories>" not in model.requests[0].text
+    model.requests.clear()
+    claude.run("Which port does the harbor API listen on behind the ingress?")
+    assert "port 8443" in injected(model.requests[0], "UserPromptSubmit hook additional context")
+    shown = json.loads(claude.cortex("turns", "--json", daemon=True).stdout)
+    limerick = next(turn for turn in shown if turn["prompt"].startswith("Write a limerick"))
+    assert limerick["outcome"] == "nothing bore on it" and limerick["given"] == []
+    assert len(limerick["held_back"]) == len(facts)
+
+
 def test_a_decision_stated_in_one_session_is_in_the_next_sessions_request(
     claude: ClaudeCode, model: ModelStandIn
 ) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.recall import gate_calibration
 from tests.conftest import Cli
 from tests.embed.tiny_models import write_tiny_model
 
@@ -26,6 +27,7 @@ def test_add_list_and_remove(cli: Cli, tmp_path: Path) -> None:
     assert "added tiny-mpnet: mpnet, 32-d, int8, mean pooling" in added.out
     assert "cortex-tui reembed --to tiny-mpnet" in added.out
     assert "write-path thresholds for its cosines: duplicate " in added.out
+    assert "relevance gate: its cosines on the reference model's scale" in added.out
 
     listed = json.loads(cli("model", "list", "--json").out)
     by_name = {row["name"]: row for row in listed}
@@ -41,6 +43,13 @@ def test_add_list_and_remove(cli: Cli, tmp_path: Path) -> None:
         "change_threshold",
     }
     assert 0 < thresholds["related_threshold"] <= thresholds["duplicate_threshold"] <= 1
+    # The relevance gate's scale for its cosines is made with it and kept beside.
+    models = Path(cli("model", "list").out.splitlines()[0].removeprefix("models folder: "))
+    embedder = by_name["tiny-mpnet"]["embedder"]
+    scale = gate_calibration.stored(models, embedder)
+    assert (
+        scale is not None and scale.reference == gate_calibration.gate_pairs().reference_percentiles
+    )
 
     again = cli("model", "add", str(folder))
     assert again.code == 2 and "--replace" in again.err
@@ -49,6 +58,7 @@ def test_add_list_and_remove(cli: Cli, tmp_path: Path) -> None:
     assert removed.code == 0, removed.err
     names = {row["name"] for row in json.loads(cli("model", "list", "--json").out)}
     assert "tiny-mpnet" not in names
+    assert gate_calibration.stored(models, embedder) is None
 
 
 def test_a_bad_folder_is_one_line_and_adds_nothing(cli: Cli, tmp_path: Path) -> None:

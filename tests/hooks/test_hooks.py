@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -62,7 +63,7 @@ def repo(tmp_path: Path, name: str) -> Path:
 def test_claude_prompt_gets_additional_context_for_its_project(home: Path, tmp_path: Path) -> None:
     event = {
         "hook_event_name": "UserPromptSubmit",
-        "prompt": "which port does the API use?",
+        "prompt": "which port does the atlas API listen on?",
         "cwd": str(repo(tmp_path, "atlas")),
         "session_id": "s1",
     }
@@ -74,8 +75,12 @@ def test_claude_prompt_gets_additional_context_for_its_project(home: Path, tmp_p
     assert spec["hookEventName"] == "UserPromptSubmit"
     context = spec["additionalContext"]
     assert context.startswith("<cortex_memories>") and len(context) <= 10_000
-    assert "port 8443" in context and "changelog" in context
+    assert "port 8443" in context
     assert "port 9000" not in context  # harbor's memory is not atlas's
+    # A global memory reaches the project's prompts that it bears on.
+    asked = {**event, "prompt": "does every API change need a changelog entry?"}
+    context = json.loads(hook(home, "pre", json.dumps(asked)).stdout)["hookSpecificOutput"]
+    assert "changelog" in context["additionalContext"]
 
 
 def test_text_format_openclaw_and_plain(home: Path) -> None:
@@ -148,8 +153,9 @@ def test_a_sessions_first_prompt_gets_the_standing_context_its_start_did_not(
     first = context("UserPromptSubmit", "cold", "can I push to main directly?")
     assert first.startswith("<cortex_memories>\nStanding rules and preferences")
     assert first.count("Never push to main directly") == 1  # recalled too, given once
-    second = context("UserPromptSubmit", "cold", "can I push to main directly, then?")
-    assert "Standing rules" not in second and "Never push to main directly" in second
+    # Given once in the session: its later prompts are not given the rule again.
+    assert context("UserPromptSubmit", "cold", "can I push to main directly, then?") == ""
+    assert "Never push" in context("UserPromptSubmit", "other", "can I push to main directly?")
     # A session whose start was answered gets it once, there.
     assert "Never push" in context("SessionStart", "warm")
     assert "Standing rules" not in context("UserPromptSubmit", "warm", "which port for atlas?")
@@ -168,6 +174,50 @@ def test_timeout_prints_nothing(home: Path) -> None:
     r = hook(home, "pre", "atlas API port", env={"CORTEX_HOOKS__PRE_TIMEOUT": "0.001"})
     assert (r.returncode, r.stdout) == (0, "")
     assert "gave up after" in (home / "logs" / "hooks.log").read_text()
+
+
+def test_a_prompt_a_hung_service_never_answered_is_recorded_as_timed_out(
+    home: Path, tmp_path: Path
+) -> None:
+    """`turns` tells a prompt the hook gave up on from one nothing bore on; the record
+    keeps no word of the prompt (the privacy step never saw it)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(home / "cortex.sock"))  # takes connections, never answers
+    listener.listen(4)
+    try:
+        event = {
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "which port does the atlas API listen on? key sk-live-1234",
+            "cwd": str(repo(tmp_path, "atlas")),
+            "session_id": "hung",
+        }
+        hung = {"CORTEX_DAEMON": "1", "CORTEX_HOOKS__PRE_TIMEOUT": "0.5"}
+        r = hook(home, "pre", json.dumps(event), env={**hung, "CORTEX_HOOKS__COLD_START_WAIT": "0"})
+        assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    finally:
+        listener.close()
+    shown = subprocess.run(
+        [sys.executable, "-m", "cortex_tui", "--home", str(home), "turns", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CORTEX_DAEMON": "0", "CORTEX_EMBEDDER__KIND": "hashing"},
+        check=True,
+    )
+    [record] = json.loads(shown.stdout)
+    assert (record["session"], record["trigger"], record["outcome"]) == (
+        "hung",
+        "prompt",
+        "timed out",
+    )
+    assert record["prompt"] == "" and record["given"] == [] and "sk-live" not in shown.stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "cortex_tui", "--home", str(home), "turns"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CORTEX_DAEMON": "0", "CORTEX_EMBEDDER__KIND": "hashing"},
+        check=True,
+    )
+    assert "nothing given: timed out" in text.stdout
 
 
 def _transcript(path: Path, lines: list[dict[str, object]]) -> None:

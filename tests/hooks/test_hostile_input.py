@@ -26,7 +26,7 @@ from tests.server.conftest import (
     stop_service,
 )
 
-PROMPT = "which port does the gateway API listen on?"
+PROMPT = "which port is the gateway API on?"
 
 
 def run_hook(
@@ -116,10 +116,8 @@ def test_a_lone_surrogate_in_a_transcript_does_not_stop_the_session_capture(
     assert run_hook(home, "post", stop, daemon=False).returncode == 0
 
     for query, expected in (("cache bucket name", "photos-\ufffd-eu"), ("tag releases", "build")):
-        found = run_hook(
-            home, "pre", event(hook_event_name="UserPromptSubmit", prompt=query), daemon=False
-        )
-        assert expected in context_of(found)
+        asked = event(hook_event_name="UserPromptSubmit", prompt=query, session_id=query)
+        assert expected in context_of(run_hook(home, "pre", asked, daemon=False))
     assert Spool(home / "spool", logging.getLogger("test")).pending() == []
 
 

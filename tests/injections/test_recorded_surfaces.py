@@ -29,7 +29,11 @@ def test_the_in_process_hook_records_too_unless_turned_off(tmp_path: Path) -> No
     home = tmp_path / "home"
     remember_offline(home, FACTS[2])
     hook = run(
-        home, "--hook", "pre", stdin=prompt_event("who leads atlas?", "s-9"), CORTEX_DAEMON="0"
+        home,
+        "--hook",
+        "pre",
+        stdin=prompt_event("who is the tech lead of atlas?", "s-9"),
+        CORTEX_DAEMON="0",
     )
     assert "Priya" in context_of(hook.stdout)
     turns = json.loads(run(home, "turns", "--json", CORTEX_DAEMON="0").stdout)
@@ -43,7 +47,7 @@ def test_the_in_process_hook_records_too_unless_turned_off(tmp_path: Path) -> No
         off,
         "--hook",
         "pre",
-        stdin=prompt_event("who leads atlas?", "s-9"),
+        stdin=prompt_event("who is the tech lead of atlas?", "s-9"),
         CORTEX_DAEMON="0",
         CORTEX_INJECTIONS__ENABLED="false",
     )

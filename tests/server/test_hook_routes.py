@@ -51,7 +51,9 @@ def test_hooks_through_the_service_load_only_what_they_need(
     service_home: Path, remote: RemoteEngine, tmp_path: Path
 ) -> None:
     remote.remember(MemoryDraft(content="The Atlas API listens on port 8443"))
-    pre = _hook_importing("pre", prompt_event("which port does atlas use"), service_home)
+    pre = _hook_importing(
+        "pre", prompt_event("which port does the atlas API listen on"), service_home
+    )
     assert "port 8443" in json.loads(pre.stdout)["hookSpecificOutput"]["additionalContext"]
     transcript = tmp_path / "session.jsonl"
     lines = [
@@ -104,12 +106,12 @@ def test_text_format_and_a_lone_surrogate_escape_still_get_context(
         "pre",
         "--format",
         "text",
-        stdin=prompt_event("which port does atlas use"),
+        stdin=prompt_event("which port does the atlas API listen on"),
     )
     assert plain.returncode == 0
     assert plain.stdout.startswith("<cortex_memories>") and "port 8443" in plain.stdout
     # JSON allows an escaped lone surrogate; the route cleans it instead of refusing it.
-    event = prompt_event("which port does atlas \ud800 use")
+    event = prompt_event("which port does the atlas API \ud800 listen on")
     assert "\\ud800" in event
     odd = run(service_home, "--hook", "pre", stdin=event)
     assert odd.returncode == 0
@@ -160,7 +162,12 @@ def earlier_service(tmp_path: Path) -> Iterator[Path]:
 def test_a_service_from_an_earlier_version_is_asked_to_stop(earlier_service: Path) -> None:
     """After an upgrade, the old service lives on while hooks keep it busy; the first
     pre hook that finds it asks it to stop, so the next turn starts the current one."""
-    hook = run(earlier_service, "--hook", "pre", stdin=prompt_event("which port does atlas use"))
+    hook = run(
+        earlier_service,
+        "--hook",
+        "pre",
+        stdin=prompt_event("which port does the atlas API listen on"),
+    )
     assert hook.returncode == 0 and hook.stdout == "" and hook.stderr == ""
     assert _EarlierService.asked == [local_service.PRE_HOOK_ROUTE, "/v1/shutdown"]
     log = (earlier_service / "logs" / "hooks.log").read_text()

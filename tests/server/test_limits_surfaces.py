@@ -63,7 +63,8 @@ def test_a_prompt_of_megabytes_gets_context_from_its_start(tmp_path: Path, daemo
     home = tmp_path / "home"
     service = start_service(home) if daemon == "1" else None
     try:
-        remote = run(home, "remember", "The atlas API listens on port 8443", CORTEX_DAEMON=daemon)
+        fact = "The atlas API on port 8443 answers GET /health with 200 when it is up"
+        remote = run(home, "remember", fact, CORTEX_DAEMON=daemon)
         assert remote.returncode == 0, remote.stderr
         prompt = (
             "which port does the atlas API use? here is the log:\n" + "GET /health 200\n" * 320_000

@@ -70,22 +70,34 @@ def test_pre_hook_answers_from_the_service_and_caches_repeats(
     service_home: Path, remote: RemoteEngine
 ) -> None:
     stored = remote.remember(MemoryDraft(content="The Atlas API listens on port 8443")).memory
-    first = run(service_home, "--hook", "pre", stdin=prompt_event("which port does atlas use"))
+    first = run(
+        service_home, "--hook", "pre", stdin=prompt_event("which port does the atlas API listen on")
+    )
     assert first.returncode == 0
     context = json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "port 8443" in context
     # The read is counted after the answer went out, without invalidating the cache.
     wait_for(lambda: remote.get(stored.id).access_count == 1)
-    again = run(service_home, "--hook", "pre", stdin=prompt_event("Which port does Atlas use?"))
+    again = run(
+        service_home,
+        "--hook",
+        "pre",
+        stdin=prompt_event("Which port does the Atlas API listen on?"),
+    )
     assert again.stdout == first.stdout
     assert local_service.status(service_home)["context_cache"] == {"hits": 1, "misses": 1}  # type: ignore[index]
     # A write changes the store generation: the same prompt is recalled afresh.
-    remote.remember(MemoryDraft(content="Atlas moved its API to port 9443 as of today"))
-    third = run(service_home, "--hook", "pre", stdin=prompt_event("which port does atlas use"))
+    remote.remember(MemoryDraft(content="The Atlas API now listens on port 9443 as of today"))
+    third = run(
+        service_home, "--hook", "pre", stdin=prompt_event("which port does the atlas API listen on")
+    )
     assert "9443" in third.stdout
     assert local_service.status(service_home)["context_cache"]["misses"] == 2  # type: ignore[index]
     other_session = run(
-        service_home, "--hook", "pre", stdin=prompt_event("which port does atlas use", "s-2")
+        service_home,
+        "--hook",
+        "pre",
+        stdin=prompt_event("which port does the atlas API listen on", "s-2"),
     )
     assert "9443" in other_session.stdout
 

@@ -38,6 +38,19 @@ def test_unicode_words() -> None:
     assert tokenize("Café NAÏVE 東京 (über)") == ["café", "naïv", "東京", "über"]
 
 
+def test_chinese_japanese_and_korean_are_read_as_character_pairs() -> None:
+    """A sentence without spaces shares with another the words they share (read whole,
+    it shared nothing but an identical sentence); a lone character is dropped, as a lone
+    letter is."""
+    memory = set(tokenize("移动端导航菜单通过 hidden 字段隐藏"))
+    prompt = set(tokenize("Blog 这个导航项想只在手机端的菜单里出现"))
+    assert {"导航", "菜单"} <= memory & prompt
+    assert "hidden" in memory and "blog" in prompt
+    assert tokenize("関数を書く") == ["関数", "数を", "を書", "書く"]
+    assert tokenize("관리자페이지") == ["관리", "리자", "자페", "페이", "이지"]
+    assert tokenize("本 a") == []
+
+
 @pytest.mark.parametrize(
     ("words", "root"),
     [

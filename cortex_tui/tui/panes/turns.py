@@ -28,11 +28,13 @@ from cortex_tui.errors import CortexError
 from cortex_tui.injections.judgements import Judgement
 from cortex_tui.injections.record import GivenMemory, Injection, Verdict
 from cortex_tui.injections.usefulness import Unhelpful
-from cortex_tui.models import Explanation, Memory
+from cortex_tui.models import Explanation, HeldBack, Memory
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, Written, titled
 from cortex_tui.tui.turn_text import (
     given_cells,
+    held_back_cells,
+    held_back_why,
     left_out_cells,
     line_text,
     session_label,
@@ -116,7 +118,7 @@ class TurnsPane(Pane):
         super().__init__(engine)
         self._turns: dict[str, Injection] = {}
         self._turn: Injection | None = None
-        self._rows: dict[str, GivenMemory | Unhelpful | None] = {}
+        self._rows: dict[str, GivenMemory | Unhelpful | HeldBack | None] = {}
         self._unhelpful: list[Unhelpful] | None = None
         self._drawn: str | None = None
         """The turn the table shows (None: none, or the filter)."""
@@ -217,6 +219,9 @@ class TurnsPane(Pane):
         for left in turn.left_out:
             self._rows[f"left:{left.id}"] = None
             table.add_row(*left_out_cells(left, _TEXT_WIDTH), key=f"left:{left.id}")
+        for held in turn.held_back:
+            self._rows[f"held:{held.id}"] = held
+            table.add_row(*held_back_cells(held, _TEXT_WIDTH), key=f"held:{held.id}")
         if self._rows:
             table.move_cursor(row=min(max(keep_row, 0), len(self._rows) - 1))
         self._show_why()
@@ -243,6 +248,10 @@ class TurnsPane(Pane):
     def _show_why(self) -> None:
         why = self.query_one("#turns-why", Static)
         memory, turn = self._selected_given(), self._turn
+        held = self._rows.get(self._selected_key() or "")
+        if isinstance(held, HeldBack) and self._unhelpful is None:
+            why.update(held_back_why(held))
+            return
         if memory is None or turn is None or self._unhelpful is not None:
             why.update("")
             return
@@ -280,7 +289,8 @@ class TurnsPane(Pane):
         why.update(then_and_now(memory.breakdown, memory.rank, now.explanation))
 
     def _selected_key(self) -> str | None:
-        """The highlighted row's key: a memory's id, or `left:` and the id of one left out."""
+        """The highlighted row's key: a memory's id, or `left:` (`held:`) and the id of
+        one left out (held back)."""
         table = self.query_one("#turns-given", DataTable)
         if not self._rows or table.cursor_row < 0:
             return None
@@ -288,7 +298,7 @@ class TurnsPane(Pane):
 
     def _selected_id(self) -> str | None:
         key = self._selected_key()
-        return None if key is None else key.removeprefix("left:")
+        return None if key is None else key.removeprefix("left:").removeprefix("held:")
 
     def _selected_given(self) -> GivenMemory | None:
         found = self._rows.get(self._selected_key() or "")
@@ -440,6 +450,8 @@ class TurnsPane(Pane):
             return line_text(row.line)
         if isinstance(row, GivenMemory) and self._turn is not None:
             return line_text(self._turn.line_of(row))
+        if isinstance(row, HeldBack):
+            return row.text
         turn = self._turn
         left = next((m for m in turn.left_out if m.id == memory_id), None) if turn else None
         return left.text if left else memory_id
