@@ -1,9 +1,10 @@
 """One answer from two stores' answers to the same recall: a team member's own memories
 and its team's shared ones (`serve --tenants`). Both were ranked by the same score
 against the same request, so their scores compare: the results are interleaved by score,
-cut to the request's limit, ranked anew, put through the relevance gate when the request
-sets a floor (the stores were asked without one: a shared memory may join the member's
-own), and the context block is built again from them within the request's budget."""
+cut to the request's limit (three times it when the request sets a floor: the stores were
+asked without one, for that many, so a shared memory may join the member's own), ranked
+anew, put through the relevance gate, and the context block is built again from them
+within the request's budget."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import datetime
 from cortex_tui.config import RecallConfig
 from cortex_tui.format import format_context
 from cortex_tui.models import HeldBack, RecallResponse
-from cortex_tui.recall.gate import Floors, apply_gate
+from cortex_tui.recall.gate import Floors, apply_gate, gate_pool
 from cortex_tui.recall.request import RecallRequest
 
 
@@ -23,16 +24,18 @@ def merge_recalls(
     now: datetime,
 ) -> RecallResponse:
     limit = request.limit or config.default_limit
+    read = limit if request.min_relevance is None else gate_pool(limit)
     pooled = sorted(
         (result for answer in answers for result in answer.results),
         key=lambda result: result.score,
         reverse=True,
-    )[:limit]
+    )[:read]
     results = [result.model_copy(update={"rank": rank}) for rank, result in enumerate(pooled, 1)]
     held_back: list[HeldBack] = []
     if request.min_relevance is not None:
-        gated = apply_gate(results, Floors.of(request.min_relevance, config.gate_companion_floor))
-        results, held_back = gated.given, gated.held_back
+        floors = Floors.of(request.min_relevance, config.gate_companion_floor)
+        kept = apply_gate(results, floors, limit)
+        results, held_back = kept.given, kept.held_back
     return RecallResponse(
         query=request.query,
         results=results,

@@ -40,7 +40,7 @@ from cortex_tui.models import (
 )
 from cortex_tui.recall.exclusion import exclusion_reason
 from cortex_tui.recall.fusion import ChannelScale, relevance
-from cortex_tui.recall.gate import Floors, apply_gate, gate_evidence
+from cortex_tui.recall.gate import Floors, apply_gate, gate_evidence, gate_pool
 from cortex_tui.recall.gate_calibration import CosineScale
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.recall.rerank import rerank
@@ -151,9 +151,11 @@ class Recaller:
         if request.given_already:
             given = set(request.given_already)
             ranked = [r for r in ranked if r.memory.id not in given]
-        self._complete_context(ranked[:limit], vector)
+        gated = request.min_relevance is not None
+        read = gate_pool(limit) if gated else limit
+        self._complete_context(ranked[:read], vector)
         results = [
-            self._show(r.result(rank, self._gate_of(r))) for rank, r in enumerate(ranked[:limit], 1)
+            self._show(r.result(rank, self._gate_of(r))) for rank, r in enumerate(ranked[:read], 1)
         ]
         if self._llm is not None:
             budget = request.rerank_budget_ms
@@ -163,8 +165,8 @@ class Recaller:
         held_back: list[HeldBack] = []
         if request.min_relevance is not None:
             floors = Floors.of(request.min_relevance, self._config.gate_companion_floor)
-            gated = apply_gate(results, floors)
-            results, held_back = gated.given, gated.held_back
+            kept = apply_gate(results, floors, limit)
+            results, held_back = kept.given, kept.held_back
         context = format_context(
             results,
             self._clock(),

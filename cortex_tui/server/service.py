@@ -40,7 +40,7 @@ from cortex_tui.integrations.turns import (
 from cortex_tui.link.spool import Spool, TurnProgress
 from cortex_tui.link.spool_entries import SpoolEntry, TurnEntry
 from cortex_tui.models import RecallResponse
-from cortex_tui.recall.gate import prompt_floor
+from cortex_tui.recall.gate import gate_pool, prompt_floor
 from cortex_tui.recall.merge import merge_recalls
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background
@@ -272,7 +272,13 @@ class Service:
                 if team is None:
                     response = self.engine.recall(request)
                 else:
-                    ungated = request.model_copy(update={"min_relevance": None})
+                    # Each store asked without the floor, for as many as the gate reads.
+                    wide = (
+                        None
+                        if request.min_relevance is None
+                        else gate_pool(self.settings.recall.default_limit)
+                    )
+                    ungated = request.model_copy(update={"min_relevance": None, "limit": wide})
                     answers = [
                         self.engine.recall(ungated),
                         team.read(lambda: team.engine.recall(ungated)),

@@ -12,9 +12,16 @@ import pytest
 
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.models import MemoryDraft, MemoryType
+from cortex_tui.models import (
+    GateEvidence,
+    Memory,
+    MemoryDraft,
+    MemoryType,
+    RecallResult,
+    ScoreBreakdown,
+)
 from cortex_tui.recall import gate_calibration
-from cortex_tui.recall.gate import Floors, gate_model
+from cortex_tui.recall.gate import Floors, apply_gate, gate_model, gate_pool
 from cortex_tui.recall.request import RecallRequest
 from tests.conftest import Cli
 
@@ -127,3 +134,37 @@ def test_recall_min_relevance_on_the_command_line(cli: Cli) -> None:
     bad = cli("recall", "atlas", "--min-relevance", "2")
     assert bad.code == 2 and "--min-relevance takes a relevance between 0 and 1" in bad.err
     assert len(bad.err.strip().splitlines()) == 1
+
+
+def _ranked(rank: int, relevance: float) -> RecallResult:
+    evidence = GateEvidence(
+        relevance=relevance,
+        cosine=relevance,
+        calibrated_cosine=relevance,
+        lexical=0.0,
+        entity=False,
+        parts={},
+    )
+    memory = Memory.model_construct(
+        id=f"m{rank}", content=f"memory ranked {rank}", type=MemoryType.FACT
+    )
+    breakdown = ScoreBreakdown.model_construct(gate=evidence)
+    return RecallResult.model_construct(
+        memory=memory, rank=rank, score=1 / rank, breakdown=breakdown
+    )
+
+
+def test_the_gate_gives_at_most_the_limit_from_a_deeper_pool() -> None:
+    """A memory that bears on the prompt below the limit takes the place of one above it
+    that does not; held back are only those of the first ranks, each saying why."""
+    floors = Floors(floor=0.9, companion=0.5)
+    pool = [_ranked(1, 0.95), _ranked(2, 0.2), _ranked(3, 0.7), _ranked(4, 0.8), _ranked(5, 0.1)]
+    kept = apply_gate(pool, floors, limit=2)
+    assert [r.rank for r in kept.given] == [1, 3]
+    assert [h.rank for h in kept.held_back] == [2]
+    assert kept.held_back[0].reason.startswith("under the companion floor 0.50: 0.20")
+    assert gate_pool(10) == 30
+    # Nothing over the floor: nothing given, the first ranks held back as "nothing bore".
+    closed = apply_gate([_ranked(1, 0.85), _ranked(2, 0.6), _ranked(3, 0.99)][:2], floors, 2)
+    assert closed.given == [] and len(closed.held_back) == 2
+    assert closed.held_back[0].reason.startswith("nothing bore on the prompt")
