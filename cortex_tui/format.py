@@ -74,6 +74,12 @@ def line_memory_id(line: str) -> str | None:
     return fields[2] if len(fields) >= 3 else None
 
 
+def line_text(line: str) -> str:
+    """A memory line's text as the memory says it: the label dropped, the block's
+    escaping undone (`stored_line`)."""
+    return html.unescape(line.split("] ", 1)[-1])
+
+
 def without_lines_of(block: str, given: str) -> str:
     """`block` less the memories `given` has (by id: a recalled line may carry more, a
     conflict note, say); "" when none is left."""

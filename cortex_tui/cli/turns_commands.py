@@ -7,13 +7,13 @@ score, id, text), the standing rules, what the budget left out and the tokens us
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 
 from cortex_tui.cli import render
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import InvalidInputError
+from cortex_tui.format import line_text
 from cortex_tui.injections.record import GivenMemory, Injection
 
 MAX_LIMIT = 1000
@@ -105,7 +105,7 @@ def _text(turn: Injection, memory: GivenMemory) -> str:
     """The memory's text as its line gave it: the label dropped, the block's escaping
     undone (the terminal shows `<`, not `&lt;`)."""
     line = turn.line_of(memory)
-    return _short(html.unescape(line.split("] ", 1)[-1]), TEXT_WIDTH)
+    return _short(line_text(line), TEXT_WIDTH)
 
 
 def _short(text: str, width: int) -> str:

@@ -282,34 +282,24 @@ def _compacted(raw: bytes) -> bool:
 
 
 def _interrupted(lines: list[bytes]) -> bool:
-    """The person stopped the turn before its end."""
+    """The person stopped the turn before its end (Claude Code writes it as their line;
+    the transcript reader skips it, as no one typed it)."""
     return any(
-        INTERRUPTED.encode() in raw
-        and any(t.role == "user" and t.text.startswith(INTERRUPTED) for t in _said(raw))
-        for raw in lines
+        INTERRUPTED.encode() in raw and _user_text(raw).startswith(INTERRUPTED) for raw in lines
     )
 
 
-def _said(raw: bytes) -> list[_Said]:
+def _user_text(raw: bytes) -> str:
+    """A person's line's text, plain or as the first of its text blocks ("" otherwise)."""
     line = _line_of(raw)
     message = line.get("message")
-    if not isinstance(message, dict):
-        return []
+    if line.get("type") != "user" or not isinstance(message, dict):
+        return ""
     content = message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    if not isinstance(blocks, list):
-        return []
-    return [
-        _Said(str(message.get("role")), block["text"])
-        for block in blocks
-        if isinstance(block, dict) and isinstance(block.get("text"), str)
-    ]
-
-
-@dataclass(frozen=True)
-class _Said:
-    role: str
-    text: str
+    if isinstance(content, list):
+        texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        content = texts[0] if texts else ""
+    return content if isinstance(content, str) else ""
 
 
 def _write(out: BinaryIO, lines: list[bytes]) -> None:

@@ -9,14 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cortex_tui.eval.figures import one_line, percent, ratio
 from cortex_tui.eval.probes_score import LOSSES, GivenTotals, ProbeScore
 from cortex_tui.eval.sessions_runner import PARTS, SessionsRun
 
 Keep = Callable[[ProbeScore], bool]
-
-
-def _ratio(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
 
 
 def given_json(run: SessionsRun, variant: str) -> dict[str, Any]:
@@ -56,15 +53,15 @@ def _totals_json(t: GivenTotals) -> dict[str, Any]:
     return {
         "probes": t.probes,
         "given": t.given,
-        "given_when_needed": _ratio(t.given, t.probes),
+        "given_when_needed": ratio(t.given, t.probes),
         "given_with_start": t.given_with_start,
-        "given_when_needed_with_start": _ratio(t.given_with_start, t.probes),
+        "given_when_needed_with_start": ratio(t.given_with_start, t.probes),
         "probe_lines": t.probe_lines,
         "probe_matching_lines": t.probe_matching,
-        "block_precision": _ratio(t.probe_matching, t.probe_lines),
+        "block_precision": ratio(t.probe_matching, t.probe_lines),
         "unrelated": t.unrelated,
         "unrelated_given": t.unrelated_given,
-        "given_for_nothing": _ratio(t.unrelated_given, t.unrelated),
+        "given_for_nothing": ratio(t.unrelated_given, t.unrelated),
         "tokens_a_block": round(t.tokens_a_block, 1),
         "tokens_a_prompt": round(t.tokens_a_prompt, 1),
         "lost": {loss: t.lost[loss] for loss in LOSSES if t.lost[loss]},
@@ -97,14 +94,13 @@ def _types(asked: list[ProbeScore]) -> list[str]:
     return sorted({s.label.type for s in asked if s.label is not None})
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:5.1f}% ({part}/{whole})" if whole else "    — "
-
-
 def _row(name: str, t: GivenTotals) -> str:
+    needed = percent(t.given, t.probes)
+    with_start = percent(t.given_with_start, t.probes)
+    precision = percent(t.probe_matching, t.probe_lines)
+    nothing = percent(t.unrelated_given, t.unrelated)
     return (
-        f"  {name:<42} {_pct(t.given, t.probes):<18} {_pct(t.given_with_start, t.probes):<18}"
-        f" {_pct(t.probe_matching, t.probe_lines):<18} {_pct(t.unrelated_given, t.unrelated):<16}"
+        f"  {name:<42} {needed:<18} {with_start:<18} {precision:<18} {nothing:<16}"
         f" {t.tokens_a_block:>6.0f} {t.tokens_a_prompt:>6.0f}"
     )
 
@@ -132,11 +128,6 @@ def given_text(run: SessionsRun) -> list[str]:
         for s in asked:
             if s.label is not None and not s.given:
                 start = " (given at session start)" if s.at_start else ""
-                lines.append(f"  {s.session} {s.label.id} [{s.label.type}] {_one_line(s.prompt)}")
-                lines.append(f"      → {s.lost}{start}: {_one_line(s.why)}")
+                lines.append(f"  {s.session} {s.label.id} [{s.label.type}] {one_line(s.prompt)}")
+                lines.append(f"      → {s.lost}{start}: {one_line(s.why)}")
     return lines
-
-
-def _one_line(text: str, limit: int = 140) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

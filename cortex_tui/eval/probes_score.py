@@ -13,9 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from cortex_tui.eval.sessions_dataset import SessionLabel
-from cortex_tui.format import estimate_tokens, line_memory_id
+from cortex_tui.eval.sessions_score import where_it_went
+from cortex_tui.format import estimate_tokens, line_memory_id, line_text
 from cortex_tui.injections.record import Injection
-from cortex_tui.models import Memory, MemoryStatus
+from cortex_tui.models import Memory
 
 NEVER_STORED = "not stored"
 HELD_BACK = "held back by the gate"
@@ -102,11 +103,6 @@ def memory_lines(block: str) -> list[str]:
     return [line for line in block.split("\n") if line_memory_id(line) is not None]
 
 
-def line_text(line: str) -> str:
-    """A memory line without its label: what the memory says."""
-    return line.split("] ", 1)[1] if "] " in line else line
-
-
 def score_probe(
     score: ProbeScore,
     start: str,
@@ -134,7 +130,7 @@ def _where_lost(
 ) -> tuple[str, str]:
     stored = [memory for memory in current if label.matches(memory.content)]
     if not stored:
-        return NEVER_STORED, _gone(label, versions)
+        return NEVER_STORED, where_it_went(label, current, versions)
     ids = {memory.id for memory in stored}
     prompt = next((r for r in records if r.trigger == "prompt"), None)
     if prompt is None:
@@ -146,13 +142,3 @@ def _where_lost(
     if left:
         return LEFT_OUT, f"rank {left[0].rank}, {left[0].chars} characters"
     return RANKED_BELOW, f"stored as {stored[0].short_id}: {stored[0].content[:120]}"
-
-
-def _gone(label: SessionLabel, versions: list[Memory]) -> str:
-    for version in versions:
-        if label.matches(version.content):
-            if version.status is not MemoryStatus.ACTIVE:
-                return f"stored as {version.short_id}, then {version.status.value}"
-            if version.superseded_by_id:
-                return f"stored as {version.short_id}, then superseded"
-    return f"said in turn {label.turn}, no memory states it"

@@ -13,7 +13,7 @@ import json
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -42,6 +42,7 @@ LABEL_TYPES: tuple[LabelType, ...] = (
     "episode",
 )
 Split = Literal["dev", "held-out"]
+Model = TypeVar("Model", bound=BaseModel)
 TRANSCRIPT_LIMIT = 64 * MIB
 LABELS_LIMIT = 4 * MIB
 
@@ -213,17 +214,22 @@ def names_in(dataset: SessionsDataset) -> set[str]:
     return {s.name for s in dataset.sessions} | {s.source.split for s in dataset.sessions}
 
 
+def _read(path: Path, model: type[Model], what: str, *, fix: str) -> Model:
+    """A labels or probes file, or one line naming what is wrong with it."""
+    data = read_whole(path, limit=LABELS_LIMIT, what=what, fix=fix)
+    try:
+        return model.model_validate(json.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(f"{path}: not valid JSON ({exc})") from None
+    except ValidationError as exc:
+        raise InvalidInputError(f"{path}: {first_error(exc, what)}") from None
+
+
 def _labels(folder: Path, session_id: str) -> SessionLabels:
     path = folder / "labels" / f"{session_id}.json"
     if not path.is_file():
         raise InvalidInputError(f"{path} is missing: every session of a corpus needs its labels")
-    data = read_whole(path, limit=LABELS_LIMIT, what="labels", fix="split the session")
-    try:
-        labels = SessionLabels.model_validate(json.loads(data.decode("utf-8")))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInputError(f"{path}: not valid JSON ({exc})") from None
-    except ValidationError as exc:
-        raise InvalidInputError(f"{path}: {first_error(exc, 'labels')}") from None
+    labels = _read(path, SessionLabels, "labels", fix="split the session")
     if labels.id != session_id:
         raise InvalidInputError(f"{path}: its id is {labels.id!r}, the corpus says {session_id!r}")
     known = [label.id for label in labels.labels]
@@ -244,13 +250,7 @@ def _probes(folder: Path, sessions: list[Session]) -> dict[str, RepositoryProbes
     repo_of = {s.name: s.source.repo for s in sessions}
     found: dict[str, RepositoryProbes] = {}
     for path in sorted(folder.glob("*.json")):
-        data = read_whole(path, limit=LABELS_LIMIT, what="probes", fix="split the file")
-        try:
-            probes = RepositoryProbes.model_validate(json.loads(data.decode("utf-8")))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InvalidInputError(f"{path}: not valid JSON ({exc})") from None
-        except ValidationError as exc:
-            raise InvalidInputError(f"{path}: {first_error(exc, 'probes')}") from None
+        probes = _read(path, RepositoryProbes, "probes", fix="split the file")
         if probes.repo not in repo_of.values():
             raise InvalidInputError(f"{path}: no session of the corpus is from {probes.repo}")
         if probes.repo in found:

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cortex_tui.eval.figures import one_line, percent, ratio
 from cortex_tui.eval.given_report import given_json, given_text
 from cortex_tui.eval.sessions_runner import PARTS, SessionsRun
 from cortex_tui.eval.sessions_score import SessionScore, Totals
-
-
-def _ratio(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
 
 
 def _totals_json(t: Totals) -> dict[str, Any]:
@@ -22,13 +19,13 @@ def _totals_json(t: Totals) -> dict[str, Any]:
         "prompts": t.prompts,
         "core_labels": t.core,
         "core_found": t.core_found,
-        "recall": _ratio(t.core_found, t.core),
+        "recall": ratio(t.core_found, t.core),
         "optional_labels": t.optional,
         "optional_found": t.optional_found,
         "stored": t.stored,
         "matched": t.matched,
-        "precision": _ratio(t.matched, t.stored),
-        "per_prompt": _ratio(t.stored, t.prompts),
+        "precision": ratio(t.matched, t.stored),
+        "per_prompt": ratio(t.stored, t.prompts),
         "labels_by_type": {
             k: {"found": t.by_label_type_found[k], "core": n}
             for k, n in sorted(t.by_label_type.items())
@@ -45,10 +42,10 @@ def _session_json(s: SessionScore) -> dict[str, Any]:
         "session": s.session,
         "part": s.split,
         "prompts": s.prompts,
-        "recall": _ratio(s.core_found, s.core),
+        "recall": ratio(s.core_found, s.core),
         "core_found": s.core_found,
         "core_labels": s.core,
-        "precision": _ratio(s.matched, s.stored),
+        "precision": ratio(s.matched, s.stored),
         "stored": s.stored,
         "matched": s.matched,
         "seconds": round(s.seconds, 1),
@@ -93,14 +90,10 @@ def _parts(run: SessionsRun, variant: str) -> list[tuple[str, Totals]]:
     return [(p, t) for p, t in parts if t.sessions] + [("all", run.totals(variant, None))]
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:5.1f}% ({part}/{whole})" if whole else "    — "
-
-
 def _row(name: str, part: str, t: Totals) -> str:
     return (
-        f"{name:<14} {part:<9} {t.sessions:>8} {t.prompts:>7}  {_pct(t.core_found, t.core):<17}"
-        f" {_pct(t.matched, t.stored):<17} {t.per_prompt:>6.2f}"
+        f"{name:<14} {part:<9} {t.sessions:>8} {t.prompts:>7}  {percent(t.core_found, t.core):<17}"
+        f" {percent(t.matched, t.stored):<17} {t.per_prompt:>6.2f}"
     )
 
 
@@ -139,7 +132,7 @@ def _details(variant: str, run: SessionsRun) -> list[str]:
     for s in run.scores[variant]:
         lines.append(
             f"  {s.session:<34} {s.split:<9} {s.prompts:>4} prompts  recall "
-            f"{_pct(s.core_found, s.core):<17} precision {_pct(s.matched, s.stored):<17}"
+            f"{percent(s.core_found, s.core):<17} precision {percent(s.matched, s.stored):<17}"
             + (f"  {len(s.hook_failures)} hook failure(s)" if s.hook_failures else "")
         )
     lines.append(f"{variant}: missed core labels")
@@ -152,12 +145,7 @@ def _details(variant: str, run: SessionsRun) -> list[str]:
         for u in s.unmatched:
             lines.append(
                 f"  {s.session} {u.memory.short_id} [{u.memory.type.value}] "
-                f"{_one_line(u.memory.content)}"
+                f"{one_line(u.memory.content)}"
             )
             lines.append(f"      ← {u.why}")
     return lines
-
-
-def _one_line(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

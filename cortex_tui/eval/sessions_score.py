@@ -129,7 +129,7 @@ def score_session(session: Session, replayed: Replayed) -> SessionScore:
         by_label_type=by_label_type,
         by_memory_type={k: (matched_types[k], n) for k, n in sorted(stored_types.items())},
         missed=[
-            MissedLabel(label, _where_it_went(label, replayed))
+            MissedLabel(label, where_it_went(label, replayed.current, replayed.versions))
             for label in core
             if label.id not in found
         ],
@@ -142,14 +142,14 @@ def score_session(session: Session, replayed: Replayed) -> SessionScore:
     )
 
 
-def _where_it_went(label: SessionLabel, replayed: Replayed) -> str:
+def where_it_went(label: SessionLabel, current: list[Memory], versions: list[Memory]) -> str:
     """What the write path did with the statement, as far as the store shows it: a
     version that ended, a statement folded into another memory, or nothing at all."""
-    for memory in replayed.current:
+    for memory in current:
         for decision in memory.decisions:
             if decision.statement and label.matches(decision.statement):
                 return f"folded into {memory.short_id} ({decision.describe()}): {memory.content}"
-    for version in replayed.versions:
+    for version in versions:
         if label.matches(version.content):
             if version.status is not MemoryStatus.ACTIVE:
                 return f"stored as {version.short_id}, then {version.status.value}"

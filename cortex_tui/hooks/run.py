@@ -87,8 +87,10 @@ def run_hook(
             type(exc).__name__,
             exc,
         )
-        if kind == "pre" and read and via == "service":
-            _missed(home, read[0], exc, log)
+        gave_up = isinstance(exc, HookTimeout | local_service.ServiceUnavailable)
+        if kind == "pre" and read and via == "service" and gave_up:
+            outcome = "timed out" if isinstance(exc, HookTimeout) else "no service"
+            _record_missed(read[0].encode(), home, outcome, log)
         return 0
     if output:
         stdout.write(output + "\n")
@@ -101,17 +103,6 @@ def run_hook(
         len(output),
     )
     return 0
-
-
-def _missed(home: str, raw: str, exc: Exception, log: Log) -> None:
-    """The record of a prompt given nothing because the hook gave up (`turns` tells it
-    from one nothing bore on)."""
-    from cortex_tui.integrations.missed_context import NO_SERVICE, TIMED_OUT, record_missed
-
-    if isinstance(exc, HookTimeout):
-        record_missed(home, raw, TIMED_OUT, log)
-    elif isinstance(exc, local_service.ServiceUnavailable):
-        record_missed(home, raw, NO_SERVICE, log)
 
 
 def _read_input(stdin: BinaryIO) -> str:
@@ -302,6 +293,8 @@ def _start_in_background(home: StrPath, log: Log) -> None:
 
 
 def _record_missed(event: bytes, home: StrPath, outcome: str, log: Log) -> None:
+    """The record of a prompt given nothing because the hook gave up (`turns` tells it
+    from one nothing bore on); imported on this path alone."""
     from cortex_tui.integrations.missed_context import record_missed
 
     record_missed(str(home), event.decode("utf-8", errors="replace"), outcome, log)

@@ -28,7 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cortex_tui.embed.base import Embedder
-from cortex_tui.embed.catalogue import PACKAGED_EMBEDDER
+from cortex_tui.embed.calibration import REFERENCES
 from cortex_tui.embed.kept_calibrations import keep, kept_path
 
 log = logging.getLogger(__name__)
@@ -89,8 +89,6 @@ class CosineScale:
 
     def __call__(self, cosine: float) -> float:
         mine, reference = self._mine, self._reference
-        if len(mine) == 1:
-            return cosine - mine[0] + reference[0]
         if cosine <= mine[0]:
             return cosine - mine[0] + reference[0]
         if cosine >= mine[-1]:
@@ -116,11 +114,11 @@ def pairs_fingerprint() -> str:
 
 
 def is_reference(embedder_name: str) -> bool:
-    """The model the gate was fitted with (or its packaged file: the same weights)."""
+    """The model the gate was fitted with, or another name of the same weights (the
+    default MiniLM and its packaged file, `embed/calibration.REFERENCES`)."""
     reference = gate_pairs().reference
-    return embedder_name == reference or (
-        embedder_name == PACKAGED_EMBEDDER and reference.startswith("onnx:all-MiniLM-L6-v2")
-    )
+    same_weights = reference in REFERENCES and embedder_name in REFERENCES
+    return embedder_name == reference or same_weights
 
 
 def cosine_scale(embedder: Embedder, models_dir: Path) -> CosineScale:

@@ -7,11 +7,10 @@ enters as plain `Content` (the block's XML escaping undone), never as markup.
 
 from __future__ import annotations
 
-import html
-
 from rich.text import Text
 from textual.content import Content
 
+from cortex_tui.format import line_text
 from cortex_tui.injections.record import GivenMemory, Injection, LeftOut
 from cortex_tui.injections.usefulness import Unhelpful
 from cortex_tui.models import Explanation, HeldBack, ScoreBreakdown
@@ -22,11 +21,6 @@ from cortex_tui.tui.score_text import signal_label
 
 _NAME_WIDTH = 16
 MARKS = {"useful": "✓", "wrong": "✗"}
-
-
-def line_text(line: str) -> str:
-    """A block line's memory text: the label dropped, the escaping undone."""
-    return html.unescape(line.split("] ", 1)[-1])
 
 
 def turn_label(turn: Injection, width: int) -> Content:

@@ -115,6 +115,12 @@ def test_every_tool_answers_through_one_session(tmp_path: Path) -> None:
         assert recalled["results"][0]["breakdown"] is None
         explained = await call(client, "recall", query="who deploys billing?", breakdown=True)
         assert explained["results"][0]["breakdown"]["signals"]
+        assert explained["results"][0]["breakdown"]["gate"]["relevance"] > 0
+        # min_relevance: what bears on the question, as a hook gives it; nothing else.
+        gated = await call(client, "recall", query="who deploys billing?", min_relevance=0.5)
+        assert [r["memory"]["id"] for r in gated["results"]] == [memory_id]
+        nothing = await call(client, "recall", query="a limerick about a cat", min_relevance=0.5)
+        assert (nothing["results"], nothing["held_back"]) == ([], 1)
 
         found = await call(client, "search", text="fridays")
         assert [m["id"] for m in found["memories"]] == [memory_id]

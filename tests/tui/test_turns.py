@@ -8,6 +8,10 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, OptionList, Static
 
 from cortex_tui.engine.local import LocalEngine
+from cortex_tui.injections.record import Asker, Given, build_injection
+from cortex_tui.models import MemoryDraft, MemoryType
+from cortex_tui.recall.gate import Floors
+from cortex_tui.recall.request import RecallRequest
 from cortex_tui.tui.panes.base import OpenHistory
 from cortex_tui.tui.panes.turns import TurnsPane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
@@ -120,3 +124,29 @@ async def test_forget_asks_first_and_the_filter_lists_what_is_given_for_nothing(
         await pilot.press("enter")
         await settle(pilot)
         assert demo_engine.get(target.id).status.value == "deleted"
+
+
+async def test_a_prompt_nothing_bore_on_shows_what_was_held_back_and_why(
+    engine: LocalEngine,
+) -> None:
+    for fact in ("The atlas API listens on port 8443.", "Priya Raman leads the atlas team."):
+        engine.remember(MemoryDraft(content=fact, type=MemoryType.FACT))
+    query = "write a limerick about a cat who loves coffee"
+    floor = Floors.of(None, None).floor
+    response = engine.recall(RecallRequest(query=query, min_relevance=floor, update_access=False))
+    given = Given(response.context, recalled=response.results, held_back=response.held_back)
+    asker = Asker(agent="claude", trigger="prompt", session="s-cat", query=query)
+    engine.record_injection(build_injection(asker, engine.now(), given, 2000))
+    app = PaneApp(TurnsPane(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        head = str(app.query_one("#turns-head", Static).render())
+        assert "nothing given: nothing bore on it" in head
+        table = _given(app)
+        assert table.row_count == 2
+        assert {str(table.get_cell_at(Coordinate(row, 4))) for row in range(2)} == {"held back"}
+        table.focus()
+        table.move_cursor(row=0)
+        await settle(pilot)
+        why = _why(app)
+        assert "Held back by the relevance gate" in why and "nothing bore on the prompt" in why

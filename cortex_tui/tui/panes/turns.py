@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import CortexError
+from cortex_tui.format import line_text
 from cortex_tui.injections.judgements import Judgement
 from cortex_tui.injections.record import GivenMemory, Injection, Verdict
 from cortex_tui.injections.usefulness import Unhelpful
@@ -36,7 +37,6 @@ from cortex_tui.tui.turn_text import (
     held_back_cells,
     held_back_why,
     left_out_cells,
-    line_text,
     session_label,
     then_and_now,
     turn_heading,
