@@ -136,6 +136,18 @@ def gate_pool(limit: int) -> int:
     return limit * POOL_FACTOR
 
 
+def gate_reads(relevance: Sequence[float], floors: Floors, limit: int) -> list[int]:
+    """The positions of a ranked pool `apply_gate` can give or hold back on the record:
+    the first `limit`, the first `limit` over the companion floor, and the best. Only
+    those need a full result (a breakdown each); the gate decides on them exactly as on
+    the whole pool."""
+    joining = [i for i, value in enumerate(relevance) if value >= floors.companion][:limit]
+    chosen = set(range(min(limit, len(relevance)))) | set(joining)
+    if relevance:
+        chosen.add(max(range(len(relevance)), key=relevance.__getitem__))
+    return sorted(chosen)
+
+
 def apply_gate(results: Sequence[RecallResult], floors: Floors, limit: int) -> Gated:
     """The first `limit` results that bear on the query, in their order, and the others
     of the first `limit` ranks with why: none when the best of them all is under the

@@ -40,7 +40,7 @@ from cortex_tui.models import (
 )
 from cortex_tui.recall.exclusion import exclusion_reason
 from cortex_tui.recall.fusion import ChannelScale, relevance
-from cortex_tui.recall.gate import Floors, apply_gate, gate_evidence, gate_pool
+from cortex_tui.recall.gate import Floors, apply_gate, gate_evidence, gate_pool, gate_reads
 from cortex_tui.recall.gate_calibration import CosineScale
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.recall.rerank import rerank
@@ -151,20 +151,26 @@ class Recaller:
         if request.given_already:
             given = set(request.given_already)
             ranked = [r for r in ranked if r.memory.id not in given]
-        gated = request.min_relevance is not None
-        read = gate_pool(limit) if gated else limit
-        self._complete_context(ranked[:read], vector)
-        results = [
-            self._show(r.result(rank, self._gate_of(r))) for rank, r in enumerate(ranked[:read], 1)
-        ]
+        floors = (
+            None
+            if request.min_relevance is None
+            else Floors.of(request.min_relevance, self._config.gate_companion_floor)
+        )
+        read = ranked[: limit if floors is None else gate_pool(limit)]
+        self._complete_context(read, vector)
+        gates = [self._gate_of(r) for r in read]
+        positions: Sequence[int] = range(len(read))
+        # A reranker may reorder the whole pool, so it is given every result.
+        if floors is not None and self._llm is None:
+            positions = gate_reads([gate.relevance for gate in gates], floors, limit)
+        results = [self._show(read[i].result(i + 1, gates[i])) for i in positions]
         if self._llm is not None:
             budget = request.rerank_budget_ms
             if budget is None:
                 budget = self._config.rerank_budget_ms_interactive
             results = rerank(self._llm, request.query, results, self._config.rerank_spread, budget)
         held_back: list[HeldBack] = []
-        if request.min_relevance is not None:
-            floors = Floors.of(request.min_relevance, self._config.gate_companion_floor)
+        if floors is not None:
             kept = apply_gate(results, floors, limit)
             results, held_back = kept.given, kept.held_back
         context = format_context(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from cortex_tui.models import (
     ScoreBreakdown,
 )
 from cortex_tui.recall import gate_calibration
-from cortex_tui.recall.gate import Floors, apply_gate, gate_model, gate_pool
+from cortex_tui.recall.gate import Floors, apply_gate, gate_model, gate_pool, gate_reads
 from cortex_tui.recall.request import RecallRequest
 from tests.conftest import Cli
 
@@ -168,3 +169,32 @@ def test_the_gate_gives_at_most_the_limit_from_a_deeper_pool() -> None:
     closed = apply_gate([_ranked(1, 0.85), _ranked(2, 0.6), _ranked(3, 0.99)][:2], floors, 2)
     assert closed.given == [] and len(closed.held_back) == 2
     assert closed.held_back[0].reason.startswith("nothing bore on the prompt")
+
+
+def _pools() -> list[list[float]]:
+    """Random pools, and the two where the best is read only because it is the best:
+    a closed pool whose best (quoted in every reason) is below the first ten, and an
+    open one whose only memory over the floor is the eleventh over the companion."""
+    rng = random.Random(73)
+    drawn = [
+        [rng.choice([0.05, 0.3, 0.55, 0.7, 0.92, 0.97, rng.random()]) for _ in range(30)]
+        for _ in range(40)
+    ]
+    closed_best_deep = [0.1] * 14 + [0.4] + [0.05] * 15
+    open_best_deep = [0.6] * 10 + [0.1] * 5 + [0.95] + [0.2] * 14
+    return [*drawn, closed_best_deep, open_best_deep]
+
+
+@pytest.mark.parametrize("relevance", _pools())
+def test_the_gate_decides_on_the_results_it_reads_as_on_the_whole_pool(
+    relevance: list[float],
+) -> None:
+    """Recall builds a full result only for the positions `gate_reads` names: what is
+    given and what is held back, with its reason, are those of the whole pool."""
+    floors = Floors(floor=0.9, companion=0.5)
+    pool = [_ranked(rank, value) for rank, value in enumerate(relevance, 1)]
+    read = [pool[i] for i in gate_reads(relevance, floors, 10)]
+    whole, part = apply_gate(pool, floors, 10), apply_gate(read, floors, 10)
+    assert [r.rank for r in part.given] == [r.rank for r in whole.given]
+    assert part.held_back == whole.held_back
+    assert len(read) <= 21
