@@ -13,7 +13,7 @@ import tomllib
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -38,6 +38,10 @@ from cortex_tui.private import open_private, private_dir
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+
+RelevanceFloor = Annotated[float, Field(gt=0, lt=1)]
+"""A relevance the gate asks of a memory (`recall/gate.py`): strictly between 0, which
+gives everything, and 1, which gives nothing."""
 
 MAX_PRIOR_WEIGHT = 0.5
 """A prior lifts a memory by at most this share of its relevance: priors refine, never lead."""
@@ -406,17 +410,13 @@ class RecallConfig(_Section):
     # The relevance gate (recall/gate.py): a hook's prompt gets memories only when they
     # bear on it. The floors are fitted with the gate's weights (recall/data/gate.json);
     # set them here to give more (lower) or less (higher).
-    gate_floor: float | None = Field(
+    gate_floor: RelevanceFloor | None = Field(
         default=None,
-        gt=0,
-        lt=1,
         description="the relevance (0–1) a prompt's best memory needs for the prompt to get "
         "any (none: the fitted floor)",
     )
-    gate_companion_floor: float | None = Field(
+    gate_companion_floor: RelevanceFloor | None = Field(
         default=None,
-        gt=0,
-        lt=1,
         description="the relevance other memories need to join it (none: the fitted one; "
         "never above gate_floor)",
     )

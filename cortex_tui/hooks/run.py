@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
+    from cortex_tui.integrations.missed_context import Missed
     from cortex_tui.integrations.turns import PrePlan
     from cortex_tui.link.local_service import StrPath
     from cortex_tui.log_protocol import Log
@@ -89,7 +90,7 @@ def run_hook(
         )
         gave_up = isinstance(exc, HookTimeout | local_service.ServiceUnavailable)
         if kind == "pre" and read and via == "service" and gave_up:
-            outcome = "timed out" if isinstance(exc, HookTimeout) else "no service"
+            outcome: Missed = "timed out" if isinstance(exc, HookTimeout) else "no service"
             _record_missed(read[0].encode(), home, outcome, log)
         return 0
     if output:
@@ -292,7 +293,7 @@ def _start_in_background(home: StrPath, log: Log) -> None:
         log.warning("the service does not start: %s", refusal)
 
 
-def _record_missed(event: bytes, home: StrPath, outcome: str, log: Log) -> None:
+def _record_missed(event: bytes, home: StrPath, outcome: Missed, log: Log) -> None:
     """The record of a prompt given nothing because the hook gave up (`turns` tells it
     from one nothing bore on); imported on this path alone."""
     from cortex_tui.integrations.missed_context import record_missed

@@ -22,10 +22,12 @@ from cortex_tui.quick_settings import prompt_limits, records_kept
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal
+
     from cortex_tui.log_protocol import Log
 
-TIMED_OUT = "timed out"
-NO_SERVICE = "no service"
+    Missed = Literal["timed out", "no service"]
+    """Why the hook gave up: the outcomes of `injections.record.Outcome` it records."""
 
 
 _recorded: list[str] = []
@@ -33,7 +35,7 @@ _recorded: list[str] = []
 gave up and the one that timed it out may both say so."""
 
 
-def record_missed(home: str, raw_event: str, outcome: str, log: Log) -> None:
+def record_missed(home: str, raw_event: str, outcome: Missed, log: Log) -> None:
     """Record that the event's prompt was given nothing, and why (once a process);
     nothing for an event that would get no context anyway."""
     from pathlib import Path
@@ -42,8 +44,6 @@ def record_missed(home: str, raw_event: str, outcome: str, log: Log) -> None:
         return
     _recorded.append(outcome)
     try:
-        if outcome not in (TIMED_OUT, NO_SERVICE):
-            raise ValueError(f"not an outcome a record knows: {outcome!r}")
         if not records_kept(home):
             return
         minimum, query_chars = prompt_limits(home)

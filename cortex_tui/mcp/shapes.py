@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from cortex_tui.config import RelevanceFloor
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.declaration import Arguments
 from cortex_tui.injections.record import Injection
@@ -85,10 +86,8 @@ class RecallArguments(Arguments):
     breakdown: bool = Field(
         default=False, description="include each result's score breakdown: why it ranked there"
     )
-    min_relevance: float | None = Field(
+    min_relevance: RelevanceFloor | None = Field(
         default=None,
-        gt=0,
-        lt=1,
         description="only memories that bear on the query: none unless the best reaches this "
         "relevance (0-1; the hooks use about 0.9); omitted, everything is ranked",
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cortex_tui.config import FusionMode, RecallWeights
+from cortex_tui.config import FusionMode, RecallWeights, RelevanceFloor
 from cortex_tui.models import MemoryStatus, MemoryType, UtcDatetime
 from cortex_tui.store.base import MemoryFilter
 
@@ -34,10 +34,8 @@ class RecallRequest(BaseModel):
         description="memory ids the asker was given already (a session's standing rules): "
         "not ranked again",
     )
-    min_relevance: float | None = Field(
+    min_relevance: RelevanceFloor | None = Field(
         default=None,
-        gt=0,
-        lt=1,
         description="only memories that bear on the query: the relevance (0–1) the best "
         "result needs for any to be given (recall/gate.py); None ranks everything",
     )

@@ -257,7 +257,7 @@ class Service:
 
         def recall(max_chars: int) -> str:
             generations = (self._generation, team._generation if team else 0)
-            key = (*plan.cache_key(), max_chars, generations)
+            key = (*plan.cache_key(), max_chars, generations, tuple(already))
             response = self._cache.get(key)
             if response is None:
                 request = RecallRequest(
