@@ -115,7 +115,7 @@ def _allowed(field: FieldInfo) -> str:
     if typing.get_origin(field.annotation) is typing.Literal:
         return ", ".join(f"`{choice}`" for choice in choices)
     bounds = []
-    for constraint in field.metadata:
+    for constraint in _constraints(field):
         if isinstance(constraint, annotated_types.Ge):
             bounds.append(f"≥ {constraint.ge}")
         elif isinstance(constraint, annotated_types.Gt):
@@ -125,6 +125,16 @@ def _allowed(field: FieldInfo) -> str:
         elif isinstance(constraint, annotated_types.Lt):
             bounds.append(f"< {constraint.lt}")
     return ", ".join(bounds)
+
+
+def _constraints(field: FieldInfo) -> list[Any]:
+    """A field's own bounds, or those of the annotated type an optional
+    field wraps (`RelevanceFloor | None` keeps its bounds on the type)."""
+    constraints = list(field.metadata)
+    for member in typing.get_args(field.annotation):
+        for extra in getattr(member, "__metadata__", ()):
+            constraints.extend(getattr(extra, "metadata", [extra]))
+    return constraints
 
 
 def _profiles_note() -> str:
