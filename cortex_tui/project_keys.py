@@ -1,7 +1,7 @@
 """Project keys and the names people call them by.
 
 Memories are filed under a repository's key (`github.com/acme/api`, or `api@1a2b3c4d5e6f`
-for a repository without a network remote: see `integrations/project.py`); people and
+for a repository without a network remote: see `agent_turn/project.py`); people and
 models say `api`. Standard library only: the hook process imports it.
 """
 

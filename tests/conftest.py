@@ -25,8 +25,8 @@ from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.embed.onnx import OnnxEmbedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.link.spool import Spool
 from cortex_tui.paths import ram_folder
+from cortex_tui.spool.durable import Spool
 
 # `configure`: settings for a home on either backend, for the engine, write and
 # maintenance tests alike

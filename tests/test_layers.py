@@ -75,8 +75,8 @@ def test_the_hook_path_loads_only_the_standard_library_it_needs() -> None:
     a service to start, a config file to read load theirs when they happen)."""
     slow = {"typing", "logging", "http", "dataclasses", "tomllib", "argparse", "subprocess"}
     hook_path = (
-        "cortex_tui.__main__, cortex_tui.hooks.run, cortex_tui.integrations.turns, "
-        "cortex_tui.integrations.output"
+        "cortex_tui.__main__, cortex_tui.hooks.run, cortex_tui.agent_turn.plan, "
+        "cortex_tui.agent_turn.spooling, cortex_tui.agent_turn.agents"
     )
     assert loaded(hook_path, slow) == []
 

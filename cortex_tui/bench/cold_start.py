@@ -21,7 +21,7 @@ from typing import Any
 
 from cortex_tui.bench.hooks import run_hook, served_home
 from cortex_tui.bench.timing import Timing
-from cortex_tui.link import local_service
+from cortex_tui.clients import local_service
 
 COLD_PROMPT = "what do we deploy with, and who owns it?"
 

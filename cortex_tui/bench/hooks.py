@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import cortex_tui
+from cortex_tui.agent_turn.agents.claude_code.hook_settings import installed_script
 from cortex_tui.bench.timing import Timing, children_cpu
+from cortex_tui.clients import local_service
 from cortex_tui.clock import system_clock
 from cortex_tui.config import InjectionsConfig, load_settings
 from cortex_tui.injections.log import InjectionLog
-from cortex_tui.integrations.claude_code import installed_script
-from cortex_tui.link import local_service
 
 
 @contextmanager

@@ -23,15 +23,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.agent_turn.spooling import turn_entry
 from cortex_tui.bench.corpus import synthetic_texts
 from cortex_tui.bench.hooks import run_hook, served_home
 from cortex_tui.bench.timing import Timing, children_cpu
+from cortex_tui.clients import local_service
 from cortex_tui.config import load_settings
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.integrations.turns import turn_entry
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.spool.durable import Spool
 
 SESSIONS = 8
 TURNS = 25

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from cortex_tui.bench.hooks import compile_bytecode, run_hook
 from cortex_tui.bench.timing import Timing
+from cortex_tui.clients import local_service
 from cortex_tui.config import load_settings
-from cortex_tui.link import local_service
 from cortex_tui.tenants.registry import TenantRegistry
 
 PROMPTS = [

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.agent_turn.agents.claude_code import hook_settings as claude_code
+from cortex_tui.agent_turn.agents.openclaw import install as openclaw_install
+from cortex_tui.agent_turn.agents.skill import install as skill_install
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import ConfigError
-from cortex_tui.integrations import claude_code
-from cortex_tui.integrations.openclaw import install as openclaw_install
-from cortex_tui.integrations.skill import install as skill_install
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:

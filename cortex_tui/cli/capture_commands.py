@@ -49,7 +49,11 @@ def cmd_capture(ctx: CommandContext) -> int:
 
 
 def _transcript_text(path: Path) -> str:
-    from cortex_tui.capture.transcript import Turn, conversation_text, read_transcript_turns
+    from cortex_tui.agent_turn.agents.claude_code.transcript import (
+        Turn,
+        conversation_text,
+        read_transcript_turns,
+    )
 
     turns: list[Turn] = []
     offset = 0

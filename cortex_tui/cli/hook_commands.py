@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.agent_turn.agents.claude_code import hook_settings as hooks_install
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import ConfigError, InvalidInputError
-from cortex_tui.integrations import claude_code as hooks_install
 
 SCOPES = ["user", "project", "local"]
 

@@ -64,8 +64,8 @@ def cmd_optimize(ctx: CommandContext) -> int:
 
 def cmd_scrub(ctx: CommandContext) -> int:
     """In this process, the service stopped: the scrub rewrites points of every kind."""
+    from cortex_tui.agent_turn.sessions import rewrite_sessions
     from cortex_tui.engine.scrub import rebuild, scrub
-    from cortex_tui.integrations.session_turns import rewrite_sessions
     from cortex_tui.privacy.records import redact_strings
     from cortex_tui.sync.state import StateStore
 

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.agent_turn.agents import mcp_clients
+from cortex_tui.agent_turn.agents.claude_code import hook_settings as claude_code
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import ConfigError
-from cortex_tui.integrations import claude_code, mcp_config
 from cortex_tui.paths import platform_home
 
 
@@ -56,19 +57,19 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
 
 def cmd_mcp_install(ctx: CommandContext) -> int:
     a = ctx.args
-    entry = mcp_config.server_entry(
+    entry = mcp_clients.server_entry(
         a.mcp_program or claude_code.installed_program(), _data_home(ctx)
     )
     if a.print:
-        print(json.dumps(mcp_config.snippet(entry), indent=2))
+        print(json.dumps(mcp_clients.snippet(entry), indent=2))
         return 0
     path = (
         Path(a.config).expanduser().absolute()
         if a.config
-        else mcp_config.config_path(a.scope, home=Path.home(), cwd=Path.cwd())
+        else mcp_clients.config_path(a.scope, home=Path.home(), cwd=Path.cwd())
     )
     try:
-        outcome, backup = mcp_config.apply(path, entry=None if a.uninstall else entry)
+        outcome, backup = mcp_clients.apply(path, entry=None if a.uninstall else entry)
     except claude_code.SettingsFileError as exc:
         raise ConfigError(str(exc)) from None
     lines = [f"{path}: {_describe(outcome, uninstall=a.uninstall)}"]

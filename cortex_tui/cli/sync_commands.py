@@ -134,7 +134,7 @@ def _status(
 
 
 def _service_watch(ctx: CommandContext) -> int:
-    from cortex_tui.link import local_service
+    from cortex_tui.clients import local_service
     from cortex_tui.sync.watch import WatchList, load_watch_list, save_watch_list
 
     home = ctx.settings.home

@@ -10,14 +10,15 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from cortex_tui.agent_turn.plan import CONTEXT_CAP
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.standing import standing_block
 from cortex_tui.format import without_lines_of
 from cortex_tui.injections.record import Asker, Given, Injection, build_injection, results_block
 from cortex_tui.recall.request import RecallRequest
 
-HOOK_MAX_CHARS = 9_800
-"""The cap a Claude Code pre hook puts on its block (`integrations/turns.py`)."""
+HOOK_MAX_CHARS = CONTEXT_CAP - 200
+"""The cap a pre hook puts on its block (`agent_turn/plan.py`)."""
 
 
 def record_demo_turns(

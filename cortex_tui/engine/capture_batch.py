@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from cortex_tui.write.turns import CaptureProgress, CaptureReport, PreparedTurn
+from cortex_tui.write.turn_capture import CaptureProgress, CaptureReport, PreparedTurn
 
 if TYPE_CHECKING:
     from cortex_tui.embed.base import Matrix

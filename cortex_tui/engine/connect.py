@@ -7,10 +7,10 @@ in config.toml) runs the engine in the calling process instead.
 
 from __future__ import annotations
 
+from cortex_tui.clients import local_service
 from cortex_tui.config import Settings
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import ConfigError, ServiceUnreachableError, StoreError
-from cortex_tui.link import local_service
 
 
 def connect_engine(settings: Settings, *, daemon: bool | None = None) -> Engine:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cortex_tui.errors import TooLargeError
 
-TYPE_CHECKING = False  # a member's post hook trims turns it sends (`remote_spool.py`)
+TYPE_CHECKING = False  # a member's post hook trims turns it sends (`agent_turn/team_delivery.py`)
 if TYPE_CHECKING:
     from cortex_tui.config import LimitsConfig
 

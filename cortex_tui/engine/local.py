@@ -82,11 +82,11 @@ from cortex_tui.recall.gate_calibration import CosineScale, cosine_scale
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter, Parts, Store, Vector
-from cortex_tui.write.judging import write_judge
+from cortex_tui.write.judge.decision import write_judge
 from cortex_tui.write.neighbours import NeighbourIndex
 from cortex_tui.write.parts import part_texts, part_vectors
 from cortex_tui.write.path import WritePath
-from cortex_tui.write.turns import CaptureProgress, Capturer, CaptureReport, PreparedTurn
+from cortex_tui.write.turn_capture import CaptureProgress, Capturer, CaptureReport, PreparedTurn
 
 log = logging.getLogger(__name__)
 

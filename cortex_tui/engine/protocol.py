@@ -43,7 +43,7 @@ from cortex_tui.models import (
 from cortex_tui.overview.models import DayMemories, MemoryMap, Timeline, Vitals, WordCloud
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import JournalEntry, MemoryFilter
-from cortex_tui.write.turns import CaptureReport
+from cortex_tui.write.turn_capture import CaptureReport
 
 MAX_DAYS = 3660
 """The longest span a timeline covers: ten years."""

@@ -23,9 +23,9 @@ import httpx
 from pydantic import BaseModel
 
 from cortex_tui import errors
+from cortex_tui.clients.local_service import socket_path
 from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.operations import ENGINE_METHODS, EXPORT, GRAPH_METHODS
-from cortex_tui.link.local_service import socket_path
 
 # Recall with an LLM re-rank, a capture with LLM extraction, or a lifecycle run over a
 # large store can take a while; a dead service is detected at connect time instead.

@@ -26,7 +26,6 @@ from pydantic import BaseModel, Field
 from cortex_tui.curation import journal
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.errors import CortexError
-from cortex_tui.link.spool import Spool
 from cortex_tui.maintenance.backup import list_backups
 from cortex_tui.maintenance.checkup import Check
 from cortex_tui.maintenance.reembed_sites import recover_interrupted, swap_folders
@@ -37,6 +36,7 @@ from cortex_tui.privacy.records import (
     redact_strings,
 )
 from cortex_tui.privacy.redactor import WithKnownValues
+from cortex_tui.spool.durable import Spool
 from cortex_tui.store.base import COLLECTIONS, MemoryFilter, StoredPoint
 from cortex_tui.store.factory import open_store
 from cortex_tui.store.lock import StoreLock

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from cortex_tui.capture.transcript import turns_in, typed_prompt
+from cortex_tui.agent_turn.agents.claude_code.transcript import turns_in, typed_prompt
+from cortex_tui.clients import local_service
 from cortex_tui.clock import system_clock
 from cortex_tui.config import Settings
 from cortex_tui.engine.open import open_engine
@@ -34,9 +35,8 @@ from cortex_tui.errors import ServiceUnreachableError
 from cortex_tui.eval.sessions_dataset import Session
 from cortex_tui.injections.log import InjectionLog
 from cortex_tui.injections.record import Injection
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool
 from cortex_tui.models import Memory, MemoryStatus
+from cortex_tui.spool.durable import Spool
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.untrusted.text import decode_bytes
 

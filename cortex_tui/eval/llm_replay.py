@@ -21,9 +21,9 @@ import json
 import re
 from typing import TYPE_CHECKING, Literal
 
-from cortex_tui.capture.judge import JUDGE_TOOL, JudgeLabel
 from cortex_tui.eval.pairs_dataset import PairsDataset
 from cortex_tui.models import WriteLabel
+from cortex_tui.write.judge.llm_judge import JUDGE_TOOL, JudgeLabel
 
 if TYPE_CHECKING:
     import httpx2

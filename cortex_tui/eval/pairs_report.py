@@ -2,7 +2,7 @@
 
 Reported per part of the dataset (a development part and a held-out part, say) and over
 all pairs, so tuning on one part cannot hide what it does to the other; and for the
-close calls (`capture/ambiguity.py`): how many pairs the band holds, how many of the
+close calls (`write/judge/ambiguity.py`): how many pairs the band holds, how many of the
 errors fall inside it, and who decided them (the rules, a pair model, an LLM).
 """
 

@@ -15,7 +15,7 @@ from cortex_tui.private import open_private, private_dir
 
 TYPE_CHECKING = False  # the hook process does not import `typing`
 if TYPE_CHECKING:
-    from cortex_tui.link.local_service import StrPath
+    from cortex_tui.clients.local_service import StrPath
 
 MAX_BYTES = 1_000_000
 BACKUPS = 3

@@ -13,16 +13,16 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from cortex_tui.integrations.events import parse_event
-from cortex_tui.link.local_service import ServiceError, ServiceUnavailable
-from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE, RemoteLink
+from cortex_tui.agent_turn.events import parse_event
+from cortex_tui.clients.local_service import ServiceError, ServiceUnavailable
+from cortex_tui.clients.team_server import HOOK_CONTEXT_ROUTE, RemoteLink
 from cortex_tui.quick_settings import prompt_limits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cortex_tui.link.local_service import StrPath
+    from cortex_tui.clients.local_service import StrPath
     from cortex_tui.log_protocol import Log
 
 RECORD_FIELDS = ("agent", "trigger")
@@ -34,34 +34,20 @@ SEND_MARGIN = 0.5
 def pre_via_server(
     raw: str, home: StrPath, link: RemoteLink, text_format: bool, deadline: float, log: Log
 ) -> str:
-    from cortex_tui.integrations.output import render
-    from cortex_tui.integrations.turns import note_pre, plan_pre
+    from cortex_tui.agent_turn.plan import prepare
 
-    event = parse_event(raw)
-    minimum, query_chars = prompt_limits(home)
-    plan = plan_pre(event, minimum, query_chars, log)
-    note_pre(event, Path(home), log, plan)
+    event, plan = prepare(raw, Path(home), prompt_limits(home), log)
     if plan is None:
         return ""
     if not link.api_key:
         log.warning("CORTEX_URL is set but no API key (CORTEX_API_KEY): no context")
         return ""
-    asked = {
-        "query": plan.query,
-        "project": plan.project,
-        "legacy_project": plan.legacy_project,
-        "session": plan.session,
-        "max_chars": plan.max_chars,
-        "standing": plan.standing,
-        "agent": plan.agent,
-        "trigger": plan.trigger,
-    }
     try:
-        answer = _asked(link, asked, deadline)
+        answer = _asked(link, plan.fields(), deadline)
     except (ServiceUnavailable, ServiceError) as exc:
         log.info("no context this turn from %s: %s", link.url, exc)
         return ""
-    return render(event, str(answer.get("context", "")), text_format)
+    return event.output(str(answer.get("context", "")), text_format)
 
 
 def _asked(link: RemoteLink, asked: dict[str, Any], deadline: float) -> Any:
@@ -78,8 +64,8 @@ def _asked(link: RemoteLink, asked: dict[str, Any], deadline: float) -> Any:
 
 
 def post_via_server(raw: str, home: StrPath, link: RemoteLink, deadline: float, log: Log) -> str:
-    from cortex_tui.integrations.remote_spool import deliver
-    from cortex_tui.integrations.turns import spool_turn
+    from cortex_tui.agent_turn.spooling import spool_turn
+    from cortex_tui.agent_turn.team_delivery import deliver
 
     spool_turn(parse_event(raw), Path(home), log)
     if not link.api_key:

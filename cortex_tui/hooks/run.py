@@ -12,9 +12,9 @@ import os
 import sys
 import time
 
+from cortex_tui.agent_turn.events import for_pre
+from cortex_tui.clients import local_service
 from cortex_tui.hooks.logs import hook_logger
-from cortex_tui.integrations.events import for_pre
-from cortex_tui.link import local_service
 from cortex_tui.quick_settings import cold_start_wait, daemon_on, hook_timeout, remote_server
 from cortex_tui.untrusted.text import decode_bytes
 
@@ -34,12 +34,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import BinaryIO, TextIO
 
+    from cortex_tui.agent_turn.missed import Missed
+    from cortex_tui.agent_turn.plan import PrePlan
+    from cortex_tui.clients.local_service import StrPath
     from cortex_tui.config import Settings
     from cortex_tui.engine.local import LocalEngine
-    from cortex_tui.integrations.missed_context import Missed
-    from cortex_tui.integrations.turns import PrePlan
-    from cortex_tui.link.local_service import StrPath
     from cortex_tui.log_protocol import Log
+    from cortex_tui.models import RecallResponse
+    from cortex_tui.recall.request import RecallRequest
 
 
 class HookTimeout(Exception):
@@ -156,8 +158,8 @@ def _via_server(
     log: Log,
 ) -> str:
     """A home that sends its memories to a team server (`CORTEX_URL`): no local service."""
+    from cortex_tui.clients.team_server import RemoteLink
     from cortex_tui.hooks.remote import post_via_server, pre_via_server
-    from cortex_tui.link.team_server import RemoteLink
 
     link = RemoteLink(*server)
     if kind == "pre":
@@ -187,8 +189,8 @@ def _via_service(
         return ""
     from pathlib import Path
 
-    from cortex_tui.integrations.events import parse_event
-    from cortex_tui.integrations.turns import spool_turn
+    from cortex_tui.agent_turn.events import parse_event
+    from cortex_tui.agent_turn.spooling import spool_turn
 
     spool = spool_turn(parse_event(raw), Path(home), log)
     if spool is None or not spool.pending():
@@ -207,7 +209,7 @@ def _spooled_by_service(event: bytes, home: StrPath, deadline: float, log: Log) 
     not (not running, too busy to answer within half the budget, started by an earlier
     version), the hook spools it itself. Both handling one Stop is harmless: a turn's
     key is its session and text, the spool keeps one entry per key, and a Stop that
-    comes again with nothing new makes no turn (`session_turns.py`)."""
+    comes again with nothing new makes no turn (`agent_turn/sessions.py`)."""
     try:
         half = (deadline - time.monotonic()) / 2
         status, _ = _send(event, local_service.POST_HOOK_ROUTE, home, half)
@@ -259,14 +261,11 @@ def _pre_via_service(
 
 
 def _is_session_start(event: bytes) -> bool:
-    """Whether the event is Claude Code's SessionStart, read without `json` (the hook
-    process does not import it for an ordinary prompt): its name as the value of
-    `hook_event_name`, whatever the spacing around the colon."""
-    at = event.find(b'"hook_event_name"')
-    if at < 0:
-        return False
-    rest = event[at + len(b'"hook_event_name"') :].lstrip(b" \t\r\n")
-    return rest.startswith(b":") and rest[1:].lstrip(b" \t\r\n").startswith(b'"SessionStart"')
+    """Whether an agent's adapter reads the event as the start of a session, without
+    `json` (the hook process does not import it for an ordinary prompt)."""
+    from cortex_tui.agent_turn.agents import ADAPTERS
+
+    return any(adapter.starts_session_raw(event) for adapter in ADAPTERS)
 
 
 def _pre_answer(event: bytes, route: str, home: StrPath, seconds: float, log: Log) -> str:
@@ -296,7 +295,7 @@ def _start_in_background(home: StrPath, log: Log) -> None:
 def _record_missed(event: bytes, home: StrPath, outcome: Missed, log: Log) -> None:
     """The record of a prompt given nothing because the hook gave up (`turns` tells it
     from one nothing bore on); imported on this path alone."""
-    from cortex_tui.integrations.missed_context import record_missed
+    from cortex_tui.agent_turn.missed import record_missed
 
     record_missed(str(home), event.decode("utf-8", errors="replace"), outcome, log)
 
@@ -305,8 +304,8 @@ def _keep_prompt_here(event: bytes, home: StrPath, log: Log) -> None:
     """The service did not take the prompt: keep it for its turn's capture here."""
     from pathlib import Path
 
-    from cortex_tui.integrations.events import parse_event
-    from cortex_tui.integrations.turns import keep_prompt
+    from cortex_tui.agent_turn.events import parse_event
+    from cortex_tui.agent_turn.plan import keep_prompt
 
     keep_prompt(parse_event(event.decode("utf-8", errors="replace")), Path(home), log)
 
@@ -342,33 +341,26 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
     import warnings
     from pathlib import Path
 
+    from cortex_tui.agent_turn.drain import capture_turn, drain_spool
+    from cortex_tui.agent_turn.events import parse_event
+    from cortex_tui.agent_turn.plan import prepare, query_chars_of
+    from cortex_tui.agent_turn.spooling import spool_turn
     from cortex_tui.config import load_settings
-    from cortex_tui.integrations.events import parse_event
-    from cortex_tui.integrations.output import render
-    from cortex_tui.integrations.turns import (
-        capture_turn,
-        drain_spool,
-        note_pre,
-        plan_pre,
-        query_chars_of,
-        spool_turn,
-    )
 
     # A note while loading settings (an old weight table, say) goes to the log, not
     # to the agent's stderr.
     warnings.showwarning = lambda message, *_: log.warning("%s", message)
     settings = load_settings()
-    event = parse_event(raw)
     if kind == "pre":
-        plan = plan_pre(event, settings.hooks.min_prompt_chars, query_chars_of(settings), log)
-        note_pre(event, Path(home), log, plan)
+        limits = (settings.hooks.min_prompt_chars, query_chars_of(settings))
+        event, plan = prepare(raw, Path(home), limits, log)
         if plan is None:
             return ""
-        return render(event, _in_process_context(plan, settings, log), text_format)
+        return event.output(_in_process_context(plan, settings, log), text_format)
     from cortex_tui.privacy.redactor import Redactor
 
     redact = Redactor(settings.privacy).clean
-    spool = spool_turn(event, Path(home), log, redact)
+    spool = spool_turn(parse_event(raw), Path(home), log, redact)
     if spool is None or not spool.pending():
         return ""
     # The turn is captured on the agent's clock here: close calls get the hook's LLM
@@ -391,55 +383,37 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
 
 
 def _in_process_context(plan: PrePlan, settings: Settings, log: Log) -> str:
-    """The plan's context from a store this process opens, and its injection record (no
-    service to write it after the answer; a record not kept costs the log a line, never
-    the prompt its context)."""
+    """The plan's context from a store this process opens; its reads counted and its
+    injection record kept before the store is closed (no service to do it after the
+    answer; a record not kept costs the log a line, never the prompt its context)."""
+    from functools import partial
+
+    from cortex_tui.agent_turn.context import assemble_context
     from cortex_tui.engine.standing import standing_block
-    from cortex_tui.injections.record import Given, build_injection
-    from cortex_tui.integrations.session_turns import SessionTurns
-    from cortex_tui.integrations.turns import pre_context
-    from cortex_tui.recall.gate import prompt_floor
-    from cortex_tui.recall.request import RecallRequest
+    from cortex_tui.injections.record import build_injection
 
     engine = _open_engine(settings, log)
-    if plan.project and plan.legacy_project:
-        engine.adopt_project(plan.project, plan.legacy_project)
-    given = Given()
-    session = SessionTurns(settings.home, plan.session) if plan.session else None
-
-    def recall(max_chars: int) -> str:
-        request = RecallRequest(
-            query=plan.query,
-            project=plan.project,
-            max_chars=max_chars,
-            rerank_budget_ms=settings.recall.rerank_budget_ms_hook,
-            given_already=session.standing_given() if session is not None else [],
-            min_relevance=prompt_floor(settings.recall, settings.hooks),
-        )
-        response = engine.recall(request)
-        given.recalled = response.results
-        given.held_back = response.held_back
-        return response.context
-
-    def standing(max_chars: int) -> str:
-        budget = settings.hooks.standing_context_tokens
-        block = standing_block(engine, plan.project, budget, max_chars)
-        given.standing = block.memories
-        if session is not None:
-            session.note_standing([memory.id for memory in block.memories])
-        return block.text
-
     try:
-        given.context = pre_context(plan, standing, recall)
+        if plan.project and plan.legacy_project:
+            engine.adopt_project(plan.project, plan.legacy_project)
+
+        def recall(request: RecallRequest) -> tuple[RecallResponse, list[str]]:
+            response = engine.recall(request)
+            return response, [result.memory.id for result in response.results]
+
+        answer = assemble_context(plan, settings, partial(standing_block, engine), recall)
+        if answer.read:
+            engine.touch(answer.read)
         if settings.injections.enabled:
             try:
                 budget = settings.recall.budget_tokens
-                engine.record_injection(build_injection(plan.asker(), engine.now(), given, budget))
+                record = build_injection(plan.asker(), engine.now(), answer.given, budget)
+                engine.record_injection(record)
             except Exception as exc:
                 log.warning("the injection record was not kept: %s", exc)
     finally:
         engine.close()
-    return given.context
+    return answer.given.context
 
 
 def _open_engine(settings: Settings, log: Log) -> LocalEngine:

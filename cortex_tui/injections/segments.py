@@ -1,7 +1,7 @@
 """The injection records' files: numbered segments of JSON lines under one lock.
 
 Standard library only: the hook process itself appends the record of a prompt it gave
-nothing because it gave up (`integrations/missed_context.py`), where importing the
+nothing because it gave up (`agent_turn/missed.py`), where importing the
 records' models would cost it the time it no longer has. The log (`log.py`) adds
 closing, compressing and pruning.
 """
@@ -72,7 +72,7 @@ def ends_torn(fd: int) -> bool:
 
 def locked(folder: Path) -> AbstractContextManager[None]:
     """The records' lock, across processes (the service's appends and prunes, a hook's
-    missed record, `integrations/missed_context.py`)."""
+    missed record, `agent_turn/missed.py`)."""
     from contextlib import contextmanager
 
     @contextmanager

@@ -23,9 +23,9 @@ from pydantic import BaseModel
 
 from cortex_tui.config import Settings
 from cortex_tui.errors import CortexError, StoreDamagedError
-from cortex_tui.link.spool import Spool
 from cortex_tui.maintenance.backup import SUFFIX, read_info, read_points
 from cortex_tui.private import open_to_others
+from cortex_tui.spool.durable import Spool
 from cortex_tui.store.base import COLLECTIONS, Store
 
 STUCK_SPOOL = timedelta(minutes=10)

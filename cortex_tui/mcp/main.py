@@ -21,12 +21,12 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp
 
+from cortex_tui.agent_turn.spooling import spool_draft
+from cortex_tui.clients import local_service
 from cortex_tui.config import Settings, load_settings
 from cortex_tui.engine.connect import connect_engine
 from cortex_tui.engine.limits import check_content
 from cortex_tui.errors import CortexError
-from cortex_tui.integrations.turns import spool_draft
-from cortex_tui.link import local_service
 from cortex_tui.mcp.auth import BearerGuard
 from cortex_tui.mcp.callers import CallerLinks, ServerKeyGuard
 from cortex_tui.mcp.link import EngineLink
@@ -136,8 +136,8 @@ def _not_queued(_arguments: RememberArguments) -> str:
 
 
 def _send_to_server(settings: Settings) -> None:
-    from cortex_tui.integrations.remote_spool import deliver
-    from cortex_tui.link.team_server import RemoteLink
+    from cortex_tui.agent_turn.team_delivery import deliver
+    from cortex_tui.clients.team_server import RemoteLink
 
     if not settings.url or not settings.api_key:
         return

@@ -18,15 +18,14 @@ from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from cortex_tui import errors
+from cortex_tui.agent_turn.context import ContextAnswer
+from cortex_tui.agent_turn.plan import PrePlan, prepare, query_chars_of
+from cortex_tui.clients import local_service
 from cortex_tui.engine.operations import EXPORT, operation_of
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.integrations.events import parse_event
-from cortex_tui.integrations.output import render
-from cortex_tui.integrations.turns import PrePlan, note_pre, plan_pre, query_chars_of
-from cortex_tui.link import local_service
 from cortex_tui.server.remote_routes import add_remote_routes
 from cortex_tui.server.routes import add_operation_routes
-from cortex_tui.server.service import HookAnswer, Service
+from cortex_tui.server.service import Service
 from cortex_tui.server.tenancy import over_tcp
 from cortex_tui.server.text_guard import TextGuard
 from cortex_tui.tcp import bearer_matches
@@ -169,20 +168,20 @@ def _tenant_routes(app: FastAPI, service: Service) -> None:
 
 def _pre_hook_output(
     service: Service, body: bytes, text_format: bool
-) -> tuple[str, PrePlan | None, HookAnswer | None]:
+) -> tuple[str, PrePlan | None, ContextAnswer | None]:
     """What a pre hook prints for `body`, with the plan and the answer it came from (to
     count its reads and keep its record once it is sent); no plan, no context. A prompt
     is kept for its turn's capture first (the Stop hook may not find it in the
     transcript), and a session's first prompt gets the standing context its start could
     not (`note_pre`)."""
-    event = parse_event(decode_bytes(body))
     settings = service.settings
-    plan = plan_pre(event, settings.hooks.min_prompt_chars, query_chars_of(settings), log)
-    note_pre(event, service.home, log, plan, service.engine.privacy.clean)
+    limits = (settings.hooks.min_prompt_chars, query_chars_of(settings))
+    redact = service.engine.privacy.clean
+    event, plan = prepare(decode_bytes(body), service.home, limits, log, redact)
     if plan is None:
         return "", None, None
     answer = service.hook_context(plan)
-    return render(event, answer.given.context, text_format), plan, answer
+    return event.output(answer.given.context, text_format), plan, answer
 
 
 def _export_route(app: FastAPI, service: Service) -> None:

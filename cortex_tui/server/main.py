@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from cortex_tui.clients import local_service
 from cortex_tui.errors import CortexError
-from cortex_tui.link import local_service
 from cortex_tui.paths import default_home
 from cortex_tui.private import open_private, private_dir
 from cortex_tui.tcp import listen

@@ -17,34 +17,33 @@ from fastapi import BackgroundTasks, FastAPI
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.concurrency import run_in_threadpool
 
-from cortex_tui.engine.limits import check_content, check_query
-from cortex_tui.errors import TooLargeError
-from cortex_tui.integrations.project import Project
-from cortex_tui.integrations.turns import CLAUDE_CONTEXT_CAP, PrePlan
-from cortex_tui.link.spool import Spool
-from cortex_tui.link.spool_entries import DraftEntry, SpoolEntry, TurnEntry
-from cortex_tui.link.team_server import (
+from cortex_tui.agent_turn.plan import CONTEXT_CAP, PrePlan
+from cortex_tui.clients.team_server import (
     ENTRIES_PER_REQUEST,
     HOOK_CONTEXT_ROUTE,
     SPOOL_ENTRIES_ROUTE,
 )
+from cortex_tui.engine.limits import check_content, check_query
+from cortex_tui.errors import TooLargeError
 from cortex_tui.models import MemoryDraft
 from cortex_tui.privacy.records import redact_strings
 from cortex_tui.server.service import Service, log
+from cortex_tui.spool.durable import Spool
+from cortex_tui.spool.entries import DraftEntry, SpoolEntry, TurnEntry
 
 Key = Annotated[str, StringConstraints(pattern=r"^(draft-)?[0-9a-f]{16,64}$")]
 Name = Annotated[str, StringConstraints(max_length=500)]
 
 
 class HookPlan(BaseModel):
-    """What a member's pre hook asks for (see `integrations/turns.py: PrePlan`)."""
+    """What a member's pre hook asks for: a `PrePlan`'s fields, checked."""
 
     model_config = ConfigDict(extra="forbid")
     query: str = ""
     project: Name | None = None
     legacy_project: Name | None = None
     session: Name = ""
-    max_chars: int = Field(default=CLAUDE_CONTEXT_CAP - 200, ge=100, le=CLAUDE_CONTEXT_CAP)
+    max_chars: int = Field(default=CONTEXT_CAP - 200, ge=100, le=CONTEXT_CAP)
     standing: bool = False
     agent: Name = Field(default="plain", description="who asks, for the injection record")
     trigger: Name = Field(default="prompt", description="what asks: a prompt, a session's start")
@@ -88,15 +87,7 @@ def add_remote_routes(app: FastAPI, service: Service) -> None:
     @app.post(HOOK_CONTEXT_ROUTE, response_model=HookContext)
     async def hook_context(plan: HookPlan, after: BackgroundTasks) -> HookContext:
         check_query(plan.query, service.settings.limits)
-        pre = PrePlan(
-            plan.query,
-            Project(plan.project, plan.legacy_project) if plan.project else None,
-            plan.session,
-            plan.max_chars,
-            plan.standing,
-            agent=plan.agent,
-            trigger=plan.trigger,
-        )
+        pre = PrePlan(**plan.model_dump())
         answer = await run_in_threadpool(service.hook_context, pre)
         if answer.read:
             after.add_task(service.touch, answer.read)
@@ -114,7 +105,7 @@ def add_remote_routes(app: FastAPI, service: Service) -> None:
         refused: dict[str, str] = {}
         for entry in delivery.entries:
             if isinstance(entry, SpooledTurn):
-                turn = TurnEntry(key=entry.key, text=redact(entry.text), at=entry.at)
+                turn = TurnEntry(kind="turn", key=entry.key, text=redact(entry.text), at=entry.at)
                 for name in ("project", "session_id", "source"):
                     if (value := getattr(entry, name)) is not None:
                         turn[name] = value
@@ -126,7 +117,7 @@ def add_remote_routes(app: FastAPI, service: Service) -> None:
                 refused[entry.key] = str(exc)
                 continue
             draft = redact_strings(entry.draft.model_dump(mode="json", exclude_none=True), redact)
-            entries.append(DraftEntry(key=entry.key, draft=draft, at=entry.at))
+            entries.append(DraftEntry(kind="draft", key=entry.key, draft=draft, at=entry.at))
         if Spool(service.home / "spool", log).append_many(entries):
             service.request_drain()
         return SpoolReceipt(accepted=[entry["key"] for entry in entries], refused=refused)

@@ -17,35 +17,30 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from cortex_tui.agent_turn.context import ContextAnswer, assemble_context
+from cortex_tui.agent_turn.drain import batch_capture, capture_turn, drain_spool
+from cortex_tui.agent_turn.events import parse_event
+from cortex_tui.agent_turn.plan import PrePlan
+from cortex_tui.agent_turn.sessions import prune_sessions
+from cortex_tui.agent_turn.spooling import spool_turn
 from cortex_tui.config import Settings
 from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.standing import standing_block
+from cortex_tui.engine.standing import StandingBlock, standing_block
 from cortex_tui.errors import TooLargeError
 from cortex_tui.injections.record import Given, build_injection
-from cortex_tui.integrations.events import parse_event
-from cortex_tui.integrations.session_turns import SessionTurns, prune_sessions
-from cortex_tui.integrations.turns import (
-    PrePlan,
-    batch_capture,
-    capture_turn,
-    drain_spool,
-    pre_context,
-    spool_turn,
-)
-from cortex_tui.link.spool import Spool, TurnProgress
-from cortex_tui.link.spool_entries import SpoolEntry, TurnEntry
 from cortex_tui.models import RecallResponse
-from cortex_tui.recall.gate import gate_pool, prompt_floor
+from cortex_tui.recall.gate import gate_pool
 from cortex_tui.recall.merge import merge_recalls
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.server.background import Background
 from cortex_tui.server.compaction import QuietCompaction
 from cortex_tui.server.engine_lock import EngineLock
+from cortex_tui.spool.durable import Spool, TurnProgress
+from cortex_tui.spool.entries import SpoolEntry, TurnEntry
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.sync.watch import ServiceWatch
 from cortex_tui.untrusted.text import decode_bytes
@@ -86,15 +81,6 @@ class ContextCache:
         self._items.move_to_end(key)
         while len(self._items) > self.size:
             self._items.popitem(last=False)
-
-
-@dataclass
-class HookAnswer:
-    """A pre hook's context, what it was made of (for its injection record) and the
-    recalled memories whose reads are still to be counted."""
-
-    given: Given = field(default_factory=Given)
-    read: list[str] = field(default_factory=list)
 
 
 class Service:
@@ -225,78 +211,67 @@ class Service:
 
     # --- hooks -----------------------------------------------------------------------
 
-    def hook_context(self, plan: PrePlan) -> HookAnswer:
-        """The context for a pre hook — the standing block when the plan asks for it,
-        then the recalled one — under one hold of the engine. The recall comes from the
+    def hook_context(self, plan: PrePlan) -> ContextAnswer:
+        """The context for a pre hook (`agent_turn/context.py`) under one hold of the
+        engine, with a member's team store beside its own. The recall comes from the
         cache when the same prompt of the same session was recalled since the store last
         changed. The query is embedded before the engine is held (the recall finds it in
         the query cache)."""
         if plan.query:
             self.engine.embedder.embed_query(plan.query)
-        answer = HookAnswer()
-        given = answer.given
-        team = self.team
-
-        session = SessionTurns(self.settings.home, plan.session) if plan.session else None
-        # Read before the engine is held: what the session's start gave is not given again.
-        already = session.standing_given() if session is not None and plan.query else []
-
-        def standing(max_chars: int) -> str:
-            budget = self.settings.hooks.standing_context_tokens
-            own = standing_block(self.engine, plan.project, budget, max_chars)
-            given.standing = own.memories
-            text = own.text
-            if team is not None and max_chars - len(text) > 1:
-                left = max_chars - (len(text) + 1 if text else 0)
-                shared = team.read(lambda: standing_block(team.engine, plan.project, budget, left))
-                given.standing += shared.memories
-                text = "\n".join(block for block in (text, shared.text) if block)
-            if session is not None:
-                session.note_standing([memory.id for memory in given.standing])
-            return text
-
-        def recall(max_chars: int) -> str:
-            generations = (self._generation, team._generation if team else 0)
-            key = (*plan.cache_key(), max_chars, generations, tuple(already))
-            response = self._cache.get(key)
-            if response is None:
-                request = RecallRequest(
-                    query=plan.query,
-                    project=plan.project,
-                    max_chars=max_chars,
-                    rerank_budget_ms=self.settings.recall.rerank_budget_ms_hook,
-                    update_access=False,
-                    given_already=already,
-                    min_relevance=prompt_floor(self.settings.recall, self.settings.hooks),
-                )
-                if team is None:
-                    response = self.engine.recall(request)
-                else:
-                    # Each store asked without the floor, for as many as the gate reads.
-                    wide = (
-                        None
-                        if request.min_relevance is None
-                        else gate_pool(self.settings.recall.default_limit)
-                    )
-                    ungated = request.model_copy(update={"min_relevance": None, "limit": wide})
-                    answers = [
-                        self.engine.recall(ungated),
-                        team.read(lambda: team.engine.recall(ungated)),
-                    ]
-                    response = merge_recalls(
-                        request, answers, self.settings.recall, self.engine.now()
-                    )
-                self._cache.put(key, response)
-                answer.read.extend(result.memory.id for result in response.results)
-            given.recalled = response.results
-            given.held_back = response.held_back
-            return response.context
-
         with self._lock.hold("hook", urgent=True):
             if plan.project and self.engine.adopt_project(plan.project, plan.legacy_project):
                 self._generation += 1
-            given.context = pre_context(plan, standing, recall)
-        return answer
+            return assemble_context(plan, self.settings, self._standing, self._cached_recall(plan))
+
+    def _standing(self, project: str | None, budget: int, max_chars: int) -> StandingBlock:
+        """The store's standing block, then its team's in what room is left."""
+        own = standing_block(self.engine, project, budget, max_chars)
+        team = self.team
+        if team is None or max_chars - len(own.text) <= 1:
+            return own
+        left = max_chars - (len(own.text) + 1 if own.text else 0)
+        shared = team.read(lambda: standing_block(team.engine, project, budget, left))
+        text = "\n".join(block for block in (own.text, shared.text) if block)
+        return StandingBlock(text, own.memories + shared.memories)
+
+    def _cached_recall(
+        self, plan: PrePlan
+    ) -> Callable[[RecallRequest], tuple[RecallResponse, list[str]]]:
+        """The recall of a pre hook: from the cache for a prompt recalled since the store
+        (or its team's) last changed, its reads counted once; a member's two stores each
+        asked without the floor, for as many as the gate reads, then merged and gated."""
+        team = self.team
+
+        def recall(request: RecallRequest) -> tuple[RecallResponse, list[str]]:
+            generations = (self._generation, team._generation if team else 0)
+            key = (
+                *plan.cache_key(),
+                request.max_chars,
+                generations,
+                tuple(request.given_already),
+            )
+            cached = self._cache.get(key)
+            if cached is not None:
+                return cached, []
+            if team is None:
+                response = self.engine.recall(request)
+            else:
+                wide = (
+                    None
+                    if request.min_relevance is None
+                    else gate_pool(self.settings.recall.default_limit)
+                )
+                ungated = request.model_copy(update={"min_relevance": None, "limit": wide})
+                answers = [
+                    self.engine.recall(ungated),
+                    team.read(lambda: team.engine.recall(ungated)),
+                ]
+                response = merge_recalls(request, answers, self.settings.recall, self.engine.now())
+            self._cache.put(key, response)
+            return response, [result.memory.id for result in response.results]
+
+        return recall
 
     def record_given(self, plan: PrePlan, given: Given) -> None:
         """Keep what a pre hook gave (`injections/`), after its answer is sent; a record
@@ -426,7 +401,7 @@ class Service:
 def _only_turns(spool: Spool) -> bool:
     """Whether everything waiting is conversation turns (a file's changes are saved by
     a person who waits to recall them: no gathering for those)."""
-    return all("text" in entry for entry in spool.pending())
+    return all(entry["kind"] == "turn" for entry in spool.pending())
 
 
 class _CaptureHold:

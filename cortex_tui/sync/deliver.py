@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cortex_tui.agent_turn.drain import capture_turn, drain_spool
+from cortex_tui.agent_turn.file_changes import BATCH
+from cortex_tui.clients import local_service
 from cortex_tui.config import Settings
-from cortex_tui.integrations.file_changes import BATCH
-from cortex_tui.integrations.turns import capture_turn, drain_spool, entry_size
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool, TurnProgress
-from cortex_tui.link.spool_entries import CandidateFields, SpoolEntry
+from cortex_tui.spool.durable import Spool, TurnProgress
+from cortex_tui.spool.entries import CandidateFields, SpoolEntry, entry_size
 
 POLL = 0.05
 POLL_MAX = 0.5
@@ -117,7 +117,7 @@ def _drain_here(
 
     def capture(item: SpoolEntry, turn: TurnProgress) -> str:
         nonlocal done
-        counted = _Counting(turn, progress, done, operations) if "changes" in item else turn
+        counted = _Counting(turn, progress, done, operations) if item["kind"] == "changes" else turn
         summary = capture_turn(engine, item, counted)
         done += entry_size(item)
         if progress:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from cortex_tui.integrations.file_changes import ADD, EDIT, RETIRE
-from cortex_tui.link.spool_entries import DraftFields, FileOperation
+from cortex_tui.agent_turn.file_changes import ADD, EDIT, RETIRE
+from cortex_tui.spool.entries import DraftFields, FileOperation
 from cortex_tui.sync.notes import Note
 from cortex_tui.sync.state import TakenNote
 

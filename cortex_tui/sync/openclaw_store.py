@@ -11,7 +11,7 @@ header with the agent's `cwd`, then `message` events whose `message` has a `role
 
 The database is opened read-only and only the events after the last `seq` taken in are
 read, per session. The plugin's capture and sync share what they took of each session
-(`integrations/openclaw/turns.py`): sync starts after the messages the plugin handed
+(`agent_turn/agents/openclaw/session.py`): sync starts after the messages the plugin handed
 over, and records the messages it took, so neither captures a turn the other did.
 """
 
@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.integrations.file_changes import SOURCE_SCHEME
-from cortex_tui.integrations.openclaw.turns import OpenClawSession, turn_texts
-from cortex_tui.integrations.project import project_for, safe_name
-from cortex_tui.integrations.turns import turn_entry
-from cortex_tui.link.spool_entries import TurnEntry
+from cortex_tui.agent_turn.agents.openclaw.session import OpenClawSession, turn_texts
+from cortex_tui.agent_turn.file_changes import SOURCE_SCHEME
+from cortex_tui.agent_turn.project import project_for, safe_name
+from cortex_tui.agent_turn.spooling import turn_entry
+from cortex_tui.spool.entries import TurnEntry
 from cortex_tui.sync.files import Skipped
 from cortex_tui.sync.state import OpenClawStore, SessionTaken
 

@@ -14,7 +14,7 @@ For each path (a file, or a folder walked for notes and transcripts):
 Entries are spooled (fsynced) before the state that records them is saved, and an
 entry's key is fixed by what it holds, so a pass cut short by a crash is redone by the
 next one without spooling anything twice. Whoever drains the spool stores the changes
-(`integrations/file_changes.py`); this module never opens the store, so it runs the same
+(`agent_turn/file_changes.py`); this module never opens the store, so it runs the same
 beside the service, without it, or inside it.
 """
 
@@ -31,15 +31,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.agent_turn.file_changes import RETIRE, unit_source
+from cortex_tui.agent_turn.project import project_for
 from cortex_tui.config import load_settings
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.indexer.sources import file_key
-from cortex_tui.integrations.file_changes import RETIRE, unit_source
-from cortex_tui.integrations.project import project_for
-from cortex_tui.integrations.turns import entry_size
-from cortex_tui.link.spool import Offsets, Spool
-from cortex_tui.link.spool_entries import DraftFields, FileOperation, SpoolEntry
 from cortex_tui.privacy.redactor import Redactor
+from cortex_tui.spool.durable import Offsets, Spool
+from cortex_tui.spool.entries import DraftFields, FileOperation, SpoolEntry, entry_size
 from cortex_tui.sync.diff import diff_notes
 from cortex_tui.sync.files import Kind, Skipped, check_transcript, kind_of, read_notes, walk
 from cortex_tui.sync.notes import Note, note_tags, note_type, parse_notes
@@ -389,6 +388,7 @@ class _Pass:
         digest = hashlib.sha256(f"{name}\0{revision}\0{sha}".encode()).hexdigest()[:32]
         self.pending.append(
             {
+                "kind": "changes",
                 "key": f"sync-{digest}",
                 "changes": {"file": shown, "ops": ops},
                 "at": time.time(),

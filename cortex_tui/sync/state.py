@@ -16,7 +16,7 @@ lock file, so a foreground `watch` and the service's watch never interleave.
 
 A state file that does not parse is moved aside (`state.json.unreadable`) with a warning
 and sync starts afresh: unchanged lines are recognised by their sources and not stored
-twice (see `integrations/file_changes.py`).
+twice (see `agent_turn/file_changes.py`).
 """
 
 from __future__ import annotations

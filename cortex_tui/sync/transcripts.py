@@ -17,13 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cortex_tui.capture.transcript import Turn, conversation_text, read_transcript_turns
+from cortex_tui.agent_turn.agents.claude_code.transcript import (
+    Turn,
+    conversation_text,
+    read_transcript_turns,
+)
+from cortex_tui.agent_turn.file_changes import SOURCE_SCHEME
+from cortex_tui.agent_turn.project import project_for, safe_name
+from cortex_tui.agent_turn.spooling import turn_entry
 from cortex_tui.errors import InvalidInputError
-from cortex_tui.integrations.file_changes import SOURCE_SCHEME
-from cortex_tui.integrations.project import project_for, safe_name
-from cortex_tui.integrations.turns import turn_entry
-from cortex_tui.link.spool import Offsets
-from cortex_tui.link.spool_entries import TurnEntry
+from cortex_tui.spool.durable import Offsets
+from cortex_tui.spool.entries import TurnEntry
 from cortex_tui.sync.files import Skipped
 from cortex_tui.sync.state import TranscriptFile
 from cortex_tui.untrusted.files import read_regular

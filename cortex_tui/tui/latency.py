@@ -44,12 +44,12 @@ from typing import Any
 import numpy as np
 
 from cortex_tui.bench.corpus import synthetic_texts
+from cortex_tui.clients import local_service
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import load_settings
 from cortex_tui.demo.loader import demo_now
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.link import local_service
 from cortex_tui.models import Memory, MemoryType, Scope
 from cortex_tui.tui.run import MODELS_ENV
 

@@ -105,8 +105,8 @@ def start_service_now(home: Path) -> None:
     opening then says why), without waiting: it loads its model and store while the app
     starts, and the engine's opening finds it on its way. ~10 ms before the first frame
     for 0.4 s less to wait after it."""
+    from cortex_tui.clients import local_service
     from cortex_tui.errors import CortexError
-    from cortex_tui.link import local_service
 
     try:
         if local_service.start_refusal(home) is None:

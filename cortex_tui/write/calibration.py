@@ -21,7 +21,6 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
-from cortex_tui.capture.contradiction import FOLDS, Judgement, judge_offline, kept_apart
 from cortex_tui.config import WritePathConfig
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.calibration import (
@@ -38,7 +37,8 @@ from cortex_tui.embed.calibration import (
     stored,
 )
 from cortex_tui.models import FOLDED_LABELS, WriteLabel
-from cortex_tui.write.judging import settle
+from cortex_tui.write.judge.contradiction import FOLDS, PairCall, judge_offline, kept_apart
+from cortex_tui.write.judge.decision import settle
 
 LOSES_A_CLAIM = 5
 """What a decision that loses a claim costs, against 1 for any other wrong decision:
@@ -62,8 +62,8 @@ class Thresholds:
 class Case:
     """One calibration pair as the write path sees it, the model-free part read once."""
 
-    rules: Judgement
-    apart: Judgement | None
+    rules: PairCall
+    apart: PairCall | None
     cosine: float
     label: WriteLabel
 
@@ -111,13 +111,19 @@ def fit(embedder: Embedder) -> WriteCalibration:
 @lru_cache(maxsize=1)
 def judge_fingerprint() -> str:
     """What a fit depends on besides the model: the calibration set, the rules that
-    judge it (`capture/`), how the embeddings settle their verdicts (`write/judging.py`),
-    this fit and the default thresholds it starts from (`config.py`). Hashing their
+    judge it (`write/judge/`) and the reading of statements they use (`capture/`), how
+    the embeddings settle their verdicts (`write/judge/decision.py`), this fit and the
+    default thresholds it starts from (`config.py`). Hashing their
     source costs about a millisecond and changes with any edit, so a calibration made
     by an older judge is never reused; a release that changes nothing here keeps it."""
     digest = hashlib.sha256(calibration_file().read_bytes())
-    sources = [f for f in files("cortex_tui.capture").iterdir() if f.name.endswith(".py")]
-    sources += [files("cortex_tui.write").joinpath(n) for n in ("judging.py", "calibration.py")]
+    sources = [
+        f
+        for package in ("cortex_tui.capture", "cortex_tui.write.judge")
+        for f in files(package).iterdir()
+        if f.name.endswith(".py")
+    ]
+    sources.append(files("cortex_tui.write").joinpath("calibration.py"))
     sources.append(files("cortex_tui").joinpath("config.py"))
     for source in sorted(sources, key=lambda f: f.name):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())

@@ -13,7 +13,7 @@ fold into it.
 - anything else → a new memory.
 
 A fold (duplicate or reinforced) stands only when both statements agree on every slot
-— values, negation, modality, scope, polarity (`capture/slots.py`) — whoever proposed
+— values, negation, modality, scope, polarity (`write/judge/slots.py`) — whoever proposed
 it: a fold would keep the old words alone and lose the newer claim.
 
 A correction by the person ("No, use pnpm, not npm") says which claim holds: what it
@@ -23,7 +23,7 @@ meaning that states what it names as wrong is updated too.
 The judge's softer verdicts need the embeddings to agree: an announced change with no
 value seen to change is an update only from `change_threshold`, a paraphrase a
 restatement from `restate_threshold`, and one naming more from `elaborate_threshold`.
-Close calls may go to a pair model or an LLM (`write/judging.py`).
+Close calls may go to a pair model or an LLM (`write/judge/decision.py`).
 
 Every decision is kept with its reason (`Memory.decisions`): on the new version of an
 update, on the memory that joins a conflict group, on the memory a repeat or paraphrase
@@ -36,9 +36,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
-from cortex_tui.capture.contradiction import Judgement
-from cortex_tui.capture.correction import corrected_value
-from cortex_tui.capture.rename import find_rename
 from cortex_tui.clock import Clock
 from cortex_tui.config import Settings
 from cortex_tui.curation import journal
@@ -54,7 +51,10 @@ from cortex_tui.models import (
     with_decision,
 )
 from cortex_tui.store.base import MemoryFilter, ScoredMemory, Store, WriteMemories
-from cortex_tui.write.judging import Ruling, StatementBudget, WriteJudge
+from cortex_tui.write.judge.contradiction import PairCall
+from cortex_tui.write.judge.correction import corrected_value
+from cortex_tui.write.judge.decision import Ruling, StatementBudget, WriteJudge
+from cortex_tui.write.judge.rename import find_rename
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +91,8 @@ class WritePath:
         match, closest = self._closest_relation(memory, vector, corrects)
         if match is None:
             return self._create(memory, vector, closest)
-        verdict = match.ruling.judgement.verdict
-        reason = match.ruling.judgement.reason
+        verdict = match.ruling.call.verdict
+        reason = match.ruling.call.reason
         if verdict == "contradiction" and _explicitly_later(memory, match.existing):
             verdict = "update"
             reason += "; the new statement is dated later"
@@ -136,7 +136,7 @@ class WritePath:
             return WriteResult(action=WriteAction.CREATED, memory=memory, reason=NOTHING_RELATED)
         reason = _explained(
             f"the closest, {closest.existing.short_id}, is another fact: "
-            f"{closest.ruling.judgement.reason}",
+            f"{closest.ruling.call.reason}",
             closest,
         )
         decision = Decision(
@@ -180,7 +180,7 @@ class WritePath:
             if ruling.distinct:
                 passed = passed or candidate
                 continue
-            verdict = ruling.judgement.verdict
+            verdict = ruling.call.verdict
             if verdict in ("update", "contradiction") or self._is_duplicate(candidate):
                 # A statement already stored as it is folds into it even when it also
                 # changes an older fact: that change was recorded when it first came.
@@ -193,26 +193,24 @@ class WritePath:
         contradiction is an update, and so is a neighbour that states what the
         correction names as wrong, when it is as close in meaning as an announced
         change must be."""
-        judgement = ruling.judgement
+        judgement = ruling.call
         if judgement.verdict == "contradiction":
             return replace(
                 ruling,
-                judgement=Judgement("update", f"{judgement.reason}; the person corrected it"),
+                call=PairCall("update", f"{judgement.reason}; the person corrected it"),
             )
         if judgement.verdict == "repeat" or hit.score < self._config.change_threshold:
             return ruling
         wrong = corrected_value(correction, hit.memory.content)
         if wrong is None:
             return ruling
-        return replace(
-            ruling, judgement=Judgement("update", f"the person corrected it: not {wrong}")
-        )
+        return replace(ruling, call=PairCall("update", f"the person corrected it: not {wrong}"))
 
     def _is_duplicate(self, match: _Match) -> bool:
         """The same words (case, articles, punctuation and contractions aside), or so
         close the embeddings cannot tell them apart."""
         return (
-            match.ruling.judgement.verdict == "repeat"
+            match.ruling.call.verdict == "repeat"
             or match.similarity >= self._config.duplicate_threshold
         )
 

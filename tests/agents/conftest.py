@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.link import local_service
+from cortex_tui.clients import local_service
 from tests.agents.claude_code import ClaudeCode, install_claude_code
 from tests.agents.model_standin import ModelStandIn
 from tests.agents.openclaw import OpenClaw, install_openclaw, openclaw_in

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cortex_tui.link import local_service
+from cortex_tui.clients import local_service
 from tests.agents.model_standin import ModelStandIn
 from tests.agents.openclaw import OpenClaw, install_openclaw, openclaw_in
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.bench.cold_start import busy_cores
-from cortex_tui.link import local_service
+from cortex_tui.clients import local_service
 from tests.agents.claude_code import ClaudeCode
 from tests.agents.conftest import wait_for
 from tests.agents.cortex_cli import memories, spool_pending

@@ -16,8 +16,8 @@ from typing import Any
 import json5
 import pytest
 
-from cortex_tui.integrations.openclaw.install import PLUGIN_ID
-from cortex_tui.integrations.skill.install import SKILL_NAME
+from cortex_tui.agent_turn.agents.openclaw.install import PLUGIN_ID
+from cortex_tui.agent_turn.agents.skill.install import SKILL_NAME
 from tests.agents.conftest import wait_for
 from tests.agents.cortex_cli import memories, spool_pending
 from tests.agents.model_standin import ModelStandIn, Text

@@ -12,8 +12,8 @@ from typing import Any
 
 import json5
 
-from cortex_tui.integrations.claude_code import installed_program
-from cortex_tui.integrations.openclaw.install import PLUGIN_DIR
+from cortex_tui.agent_turn.agents.claude_code.hook_settings import installed_program
+from cortex_tui.agent_turn.agents.openclaw.install import PLUGIN_DIR
 
 THEIRS = """// models and agents as the person set them up
 {

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.agent_turn.agents.claude_code.hook_settings import installed_program
+from cortex_tui.agent_turn.agents.skill.install import TEMPLATE
 from cortex_tui.cli.parser import build_parser
-from cortex_tui.integrations.claude_code import installed_program
-from cortex_tui.integrations.skill.install import TEMPLATE
 
 CLAUDE = Path(".claude/skills/cortex-tui-memory/SKILL.md")
 OPENCLAW = Path(".openclaw/skills/cortex-tui-memory/SKILL.md")

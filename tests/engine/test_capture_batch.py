@@ -12,13 +12,14 @@ from typing import Any, TypeVar
 
 import pytest
 
+from cortex_tui.agent_turn.drain import batch_capture, capture_turn, drain_spool
+from cortex_tui.agent_turn.spooling import turn_entry
 from cortex_tui.bench.load import exchange, fact_word
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.capture_batch import Unshared
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.integrations.turns import batch_capture, capture_turn, drain_spool, turn_entry
-from cortex_tui.link.spool import Spool
 from cortex_tui.models import Memory
+from cortex_tui.spool.durable import Spool
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import make_engine
 

@@ -10,22 +10,17 @@ from typing import Any
 
 import pytest
 
+from cortex_tui.agent_turn.drain import batch_capture, capture_turn, drain_spool
+from cortex_tui.agent_turn.spooling import spool_draft, turn_entry
 from cortex_tui.config import load_settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.capture_batch import Unshared
 from cortex_tui.engine.limits import fit_turn
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.errors import InvalidInputError, TooLargeError
-from cortex_tui.integrations.turns import (
-    batch_capture,
-    capture_turn,
-    drain_spool,
-    spool_draft,
-    turn_entry,
-)
-from cortex_tui.link.spool import Spool, TurnProgress
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.spool.durable import Spool, TurnProgress
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import make_engine
 

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cortex_tui.clients import local_service
 from cortex_tui.hooks.run import run_hook
-from cortex_tui.link import local_service
 from tests.server.conftest import (
     remember_offline,
     service_env,

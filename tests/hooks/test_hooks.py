@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.integrations.project import safe_name
-from cortex_tui.link.spool import Spool, turn_key
+from cortex_tui.agent_turn.project import safe_name
+from cortex_tui.spool.durable import Spool, turn_key
 from tests.server.conftest import remember_offline
 
 

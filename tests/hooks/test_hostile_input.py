@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool
+from cortex_tui.clients import local_service
+from cortex_tui.spool.durable import Spool
 from tests.server.conftest import (
     remember_offline,
     service_env,

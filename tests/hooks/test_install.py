@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cortex_tui.integrations import claude_code as hi
+from cortex_tui.agent_turn.agents.claude_code import hook_settings as hi
 from tests.conftest import Cli
 
 OUR_PRE = {"type": "command", "command": "cortex-tui --hook pre", "timeout": 10}

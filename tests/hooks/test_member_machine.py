@@ -14,7 +14,7 @@ from typing import Any
 from mcp import Client
 
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.link.spool import Spool
+from cortex_tui.spool.durable import Spool
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.mcp_surface.test_mcp_server import call, session

@@ -8,9 +8,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.integrations.events import parse_event
-from cortex_tui.integrations.turns import spool_turn
-from cortex_tui.link.spool import Spool
+from cortex_tui.agent_turn.events import parse_event
+from cortex_tui.agent_turn.spooling import spool_turn
+from cortex_tui.spool.durable import Spool
 
 LOG = logging.getLogger("test")
 

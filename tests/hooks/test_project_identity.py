@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.integrations.project import normalised_remote, project_at, project_for
+from cortex_tui.agent_turn.project import normalised_remote, project_at, project_for
 from cortex_tui.project_keys import readable
 from tests.conftest import Cli
 from tests.hooks.test_hooks import hook

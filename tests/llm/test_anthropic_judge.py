@@ -9,9 +9,9 @@ from typing import Any
 import httpx2
 import pytest
 
-from cortex_tui.capture.judge import JUDGE_LABELS, JUDGE_TOOL, LLMJudgement, judge_with_llm
 from cortex_tui.llm.anthropic_client import AnthropicClient
 from cortex_tui.llm.base import LLMError
+from cortex_tui.write.judge.llm_judge import JUDGE_LABELS, JUDGE_TOOL, LLMRuling, judge_with_llm
 
 from .conftest import Script, message
 
@@ -28,7 +28,7 @@ def test_the_judge_is_a_forced_tool_call(anthropic_script: Build) -> None:
     reason = "Alice's employer changed and 'now' announces it."
     client, script = anthropic_script((200, tool_answer({"label": "update", "reason": reason})))
     answer = judge_with_llm(client, "Alice now works at Globex.", "Alice works at <Initech>.")
-    assert answer == LLMJudgement("update", reason)
+    assert answer == LLMRuling("update", reason)
     body = script.requests[0]
     assert body["tools"] == [
         {
@@ -69,7 +69,7 @@ def test_malformed_json_instead_of_the_tool_is_an_error(anthropic_script: Build)
 def test_a_json_object_in_text_is_read_when_no_tool_was_called(anthropic_script: Build) -> None:
     """Some gateways in front of Claude drop tools; the object in the text still counts."""
     client, _ = anthropic_script((200, message('{"label": "new", "reason": "other service"}')))
-    assert judge_with_llm(client, "a", "b") == LLMJudgement("new", "other service")
+    assert judge_with_llm(client, "a", "b") == LLMRuling("new", "other service")
 
 
 def test_a_label_outside_the_five_is_an_error(anthropic_script: Build) -> None:

@@ -56,7 +56,7 @@ def test_semaphore_is_shared_per_limit() -> None:
 def test_factory_import_loads_no_http_library() -> None:
     code = (
         "import sys, cortex_tui.llm.factory, cortex_tui.capture.heuristic, "
-        "cortex_tui.capture.transcript\n"
+        "cortex_tui.agent_turn.agents.claude_code.transcript\n"
         "print(sorted(m for m in ('anthropic', 'httpx', 'httpx2') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from cortex_tui.capture.judge import JUDGE_TOOL, LLMJudgement, judge_with_llm
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.llm.ollama_chat import OllamaChatClient
 from cortex_tui.llm.openai_compat import OpenAICompatClient
+from cortex_tui.write.judge.llm_judge import JUDGE_TOOL, LLMRuling, judge_with_llm
 
 from .conftest import Script
 
@@ -185,7 +185,7 @@ def test_ollama_request_shape(http_script: Build) -> None:
 def test_openai_judge_asks_for_the_schema(http_script: Build) -> None:
     http, script = http_script((200, chat_completion('{"label": "update", "reason": "moved"}')))
     answer = judge_with_llm(openai(http, script), "Standup moved to 10:00.", "Standup is 9:30.")
-    assert answer == LLMJudgement("update", "moved")
+    assert answer == LLMRuling("update", "moved")
     sent = script.requests[0]["response_format"]
     assert sent["type"] == "json_schema"
     assert sent["json_schema"]["name"] == "record_judgement"
@@ -210,7 +210,7 @@ def test_openai_judge_rejects_a_bad_answer(http_script: Build, content: str, mes
 def test_ollama_judge_sets_the_format_to_the_schema(http_script: Build) -> None:
     http, script = http_script((200, ollama_reply('{"label": "new", "reason": "other team"}')))
     answer = judge_with_llm(ollama(http, script), "a", "b")
-    assert answer == LLMJudgement("new", "other team")
+    assert answer == LLMRuling("new", "other team")
     assert script.requests[0]["format"] == dict(JUDGE_TOOL.schema)
 
 

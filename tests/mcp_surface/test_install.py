@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.integrations.claude_code import installed_program
+from cortex_tui.agent_turn.agents.claude_code.hook_settings import installed_program
 
 # ~/.claude.json as Claude Code keeps it: much state of its own, and another server.
 USER_CONFIG: dict[str, Any] = {

@@ -20,9 +20,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from cortex_tui.clients import local_service
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.link import local_service
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import make_engine
 from tests.server.conftest import service_env, start_service, stop_service

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import logging
 
-from cortex_tui.integrations.session_turns import SessionTurns
-from cortex_tui.integrations.turns import turn_entry
-from cortex_tui.link.spool import Spool
+from cortex_tui.agent_turn.sessions import SessionTurns
+from cortex_tui.agent_turn.spooling import turn_entry
+from cortex_tui.spool.durable import Spool
 from tests.conftest import Cli
 from tests.privacy.corpus import SECRETS, Secret, in_prose
 from tests.privacy.leaks import files_holding, fragments, payloads_holding

@@ -12,8 +12,8 @@ from pathlib import Path
 from mcp import Client
 
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.link.spool import Spool
 from cortex_tui.models import MemoryDraft
+from cortex_tui.spool.durable import Spool
 from tests.hooks.test_hooks import hook, repo
 from tests.mcp_surface.test_mcp_server import call, session
 from tests.privacy.corpus import SECRETS, in_code, in_prose

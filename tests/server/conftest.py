@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.clients import local_service
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.link import local_service
 
 
 def service_env(home: Path, **extra: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cortex_tui.link import local_service
+from cortex_tui.clients import local_service
 from tests.server.conftest import remember_offline, service_env, start_service, stop_service
 
 

@@ -17,11 +17,11 @@ from typing import ClassVar
 
 import pytest
 
+from cortex_tui.clients import local_service
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.spool.durable import Spool
 from tests.server.conftest import service_env
 from tests.server.test_service import prompt_event, run, wait_for
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.clients import local_service
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import TooLargeError
-from cortex_tui.link import local_service
 from cortex_tui.models import MemoryDraft
 from tests.server.conftest import start_service, stop_service
 from tests.server.test_service import prompt_event, run

@@ -15,12 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from cortex_tui.clients import local_service
 from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool, turn_key
 from cortex_tui.models import Candidate, MemoryDraft
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.spool.durable import Spool, turn_key
 from cortex_tui.store.base import MemoryFilter
 from tests.server.conftest import remember_offline, service_env, start_service, stop_service
 

@@ -10,11 +10,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from cortex_tui.agent_turn.plan import PrePlan
+from cortex_tui.clients.team_server import HOOK_CONTEXT_ROUTE
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import InvalidInputError, NotFoundError
-from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE
 from cortex_tui.models import MemoryDraft, Scope
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.server.remote_routes import HookPlan
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.server.team_server import TeamServer, team_server
@@ -103,3 +105,21 @@ def test_joining_a_team_takes_effect_at_the_next_request(server: TeamServer) -> 
     assert DEPLOYS in contents(dave, "when does the web team deploy")
     TenantRegistry(server.home).set_team("dave", None)
     assert DEPLOYS not in contents(dave, "when does the web team deploy")
+
+
+def test_a_members_plan_reaches_the_server_whole() -> None:
+    """The route's schema is a `PrePlan`'s fields and no other: a field added to the plan
+    and not to the route (or the other way round) fails here, not in a member's turn."""
+    plan = PrePlan(
+        "which port does the gateway use",
+        "github.com/acme/atlas",
+        "s1",
+        5000,
+        True,
+        legacy_project="atlas",
+        agent="claude",
+        trigger="resume",
+    )
+    checked = HookPlan.model_validate(plan.fields())
+    assert set(HookPlan.model_fields) == set(plan.fields())
+    assert PrePlan(**checked.model_dump()).fields() == plan.fields()

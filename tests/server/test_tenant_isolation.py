@@ -38,13 +38,13 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from cortex_tui.clients.team_server import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
 from cortex_tui.config import RecallWeights
 from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import CortexError, NotFoundError
 from cortex_tui.injections.record import Injection
-from cortex_tui.link.team_server import HOOK_CONTEXT_ROUTE, SPOOL_ENTRIES_ROUTE
 from cortex_tui.mcp.tools import TOOLS as MCP_TOOLS
 from cortex_tui.models import MemoryDraft, Scope
 from cortex_tui.recall.request import RecallRequest

@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from cortex_tui.clients import local_service
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import ConfigError, InvalidInputError, NotFoundError
-from cortex_tui.link import local_service
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from cortex_tui.store.base import MemoryFilter

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cortex_tui.link import local_service
+from cortex_tui.clients import local_service
 from cortex_tui.tenants.registry import TenantRegistry
 from tests.server.conftest import service_env, start_service, stop_service
 from tests.server.team_server import cortex, free_port

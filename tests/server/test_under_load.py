@@ -13,13 +13,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cortex_tui.agent_turn.spooling import turn_entry
 from cortex_tui.bench.load import exchange, fact_word
+from cortex_tui.clients import local_service
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.integrations.turns import turn_entry
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool
 from cortex_tui.models import MemoryDraft
 from cortex_tui.server.background import NICENESS
+from cortex_tui.spool.durable import Spool
 from tests.server.conftest import service_env, start_service, stop_service
 
 log = logging.getLogger("test.under_load")

@@ -15,9 +15,9 @@ from typing import Any
 
 import zstandard
 
-from cortex_tui.integrations.events import parse_event
-from cortex_tui.integrations.turns import spool_turn
-from cortex_tui.link.spool import Spool
+from cortex_tui.agent_turn.events import parse_event
+from cortex_tui.agent_turn.spooling import spool_turn
+from cortex_tui.spool.durable import Spool
 from cortex_tui.sync.files import database_of, walk
 from cortex_tui.sync.run import sync_paths
 from tests.sync.test_sync_surfaces import Lines, start_watch

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from cortex_tui.agent_turn.drain import capture_turn
 from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.errors import InvalidInputError
-from cortex_tui.integrations.turns import capture_turn
-from cortex_tui.link.spool import Offsets, Spool
 from cortex_tui.models import MemoryType
+from cortex_tui.spool.durable import Offsets, Spool
 from cortex_tui.sync import files
 from cortex_tui.sync.run import sync_paths
 from cortex_tui.sync.state import StateStore

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from cortex_tui.bench.corpus import distinct_statements
+from cortex_tui.clients import local_service
 from cortex_tui.embed.hashing import HashingEmbedder
 from cortex_tui.engine.remote import RemoteEngine
-from cortex_tui.link import local_service
-from cortex_tui.link.spool import Spool
 from cortex_tui.recall.request import RecallRequest
+from cortex_tui.spool.durable import Spool
 from cortex_tui.store.base import MemoryFilter
 from tests.conftest import Cli, make_engine
 from tests.server.conftest import service_env, start_service, stop_service

@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from cortex_tui.capture.transcript import Turn, conversation_text
-from cortex_tui.integrations.session_turns import (
+from cortex_tui.agent_turn.agents.claude_code.transcript import Turn, conversation_text
+from cortex_tui.agent_turn.sessions import (
     PROMPT_CHARS,
     SESSION_START,
     SessionTurns,

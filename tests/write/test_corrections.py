@@ -9,11 +9,11 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from cortex_tui.capture.correction import corrected_value, stated_in, wrong_values
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.models import Memory, MemoryDraft, WriteAction, WriteResult
 from cortex_tui.store.base import MemoryFilter
+from cortex_tui.write.judge.correction import corrected_value, stated_in, wrong_values
 from tests.engine.test_capture import _anthropic, _engine_with
 from tests.llm.conftest import message
 

@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 from onnx import TensorProto
 
-from cortex_tui.capture.contradiction import Judgement
-from cortex_tui.capture.pair_model import PairModel
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import WritePathConfig, load_settings
 from cortex_tui.embed.base import Embedder
@@ -20,7 +18,9 @@ from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.errors import ConfigError
 from cortex_tui.models import RULES_JUDGE, MemoryDraft, WriteAction
-from cortex_tui.write.judging import WriteJudge
+from cortex_tui.write.judge.contradiction import PairCall
+from cortex_tui.write.judge.decision import WriteJudge
+from cortex_tui.write.judge.pair_model import PairModel
 from tests.conftest import NOW, Cli
 from tests.write.test_write_judge import GO_NOW, RUBY, TRAIN, TRAIN_AGAIN
 from tests.write.tiny_pair_model import write_pair_model
@@ -123,11 +123,11 @@ def test_contradiction_with_a_change_cue_is_an_update(tmp_path: Path) -> None:
     judge = WriteJudge(
         WritePathConfig(),
         pair_model=model,
-        rules=lambda old, new: Judgement("paraphrase", "the same values in other words"),
+        rules=lambda old, new: PairCall("paraphrase", "the same values in other words"),
     )
     ruling = judge.rule("The API listens on 8080.", "The API moved to 9090.", 0.62, judge.budget())
-    assert ruling.judgement.verdict == "update" and ruling.judge == MODEL
-    assert ruling.judgement.reason == "pair model: contradiction 0.99, change cue 'moved'"
+    assert ruling.call.verdict == "update" and ruling.judge == MODEL
+    assert ruling.call.reason == "pair model: contradiction 0.99, change cue 'moved'"
     assert ruling.close_call is not None
 
 

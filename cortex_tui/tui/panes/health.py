@@ -22,8 +22,8 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
+from cortex_tui.clients import local_service
 from cortex_tui.engine.protocol import Engine
-from cortex_tui.link import local_service
 from cortex_tui.maintenance.vitals import service_concerns
 from cortex_tui.overview.models import Concern, HookFigures, Vitals
 from cortex_tui.tui.formatting import ago

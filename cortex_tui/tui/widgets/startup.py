@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from cortex_tui.link.local_service import SERVICE_LOG
+from cortex_tui.clients.local_service import SERVICE_LOG
 
 
 class StartingNotice(Static):

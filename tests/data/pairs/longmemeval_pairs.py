@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.capture.statement import stem
+from cortex_tui.write.judge.statement import stem
 
 USAGE = "python tests/data/pairs/longmemeval_pairs.py ORACLE.json DEV_LIST OUT.json"
 SOURCE = "LongMemEval (Wu et al., ICLR 2025, MIT licence), longmemeval_oracle.json"

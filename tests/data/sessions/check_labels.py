@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from cortex_tui.capture.transcript import read_transcript_turns, typed_prompt
+from cortex_tui.agent_turn.agents.claude_code.transcript import read_transcript_turns, typed_prompt
 from cortex_tui.eval.sessions_dataset import SessionLabels
 
 

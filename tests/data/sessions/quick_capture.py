@@ -18,8 +18,11 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cortex_tui.agent_turn.agents.claude_code.transcript import (
+    conversation_text,
+    read_transcript_turns,
+)
 from cortex_tui.capture.heuristic import extract_heuristic, unfit
-from cortex_tui.capture.transcript import conversation_text, read_transcript_turns
 from cortex_tui.config import Settings
 from cortex_tui.eval.claude_replay import turns_of
 from cortex_tui.eval.sessions_dataset import Session, load_sessions, pick_sessions

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.capture.transcript import typed_prompt
+from cortex_tui.agent_turn.agents.claude_code.transcript import typed_prompt
 
 
 def _short(value: Any, limit: int) -> str:

@@ -1,1 +1,0 @@
-"""Wiring cortex-tui into agents: their hook events and outputs, their settings files."""
