@@ -24,7 +24,7 @@ from cortex_tui.paths import default_home
 PAGE = FOLDER / "configuration.md"
 BEGIN = (
     "<!-- generated from the settings model by `python -m cortex_tui.docs.settings_reference`:"
-    " change cortex_tui/config.py, not these lines -->"
+    " change cortex_tui/config/, not these lines -->"
 )
 END = "<!-- end of the generated settings -->"
 
@@ -73,7 +73,9 @@ def _table(
         if name == "profiles":
             continue
         if not field.description:
-            raise ValueError(f"setting {prefix}{name} has no description: add one in config.py")
+            raise ValueError(
+                f"setting {prefix}{name} has no description: add one in cortex_tui/config/"
+            )
         cells = (f"`{prefix}{name}`", _default(field), _allowed(field), field.description)
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)

@@ -113,7 +113,7 @@ def judge_fingerprint() -> str:
     """What a fit depends on besides the model: the calibration set, the rules that
     judge it (`write/judge/`) and the reading of statements they use (`capture/`), how
     the embeddings settle their verdicts (`write/judge/decision.py`), this fit and the
-    default thresholds it starts from (`config.py`). Hashing their
+    default thresholds it starts from (`config/write.py`). Hashing their
     source costs about a millisecond and changes with any edit, so a calibration made
     by an older judge is never reused; a release that changes nothing here keeps it."""
     digest = hashlib.sha256(calibration_file().read_bytes())
@@ -124,7 +124,7 @@ def judge_fingerprint() -> str:
         if f.name.endswith(".py")
     ]
     sources.append(files("cortex_tui.write").joinpath("calibration.py"))
-    sources.append(files("cortex_tui").joinpath("config.py"))
+    sources.append(files("cortex_tui.config").joinpath("write.py"))
     for source in sorted(sources, key=lambda f: f.name):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:16]

@@ -6,13 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.config import (
-    MAX_PRIOR_WEIGHT,
-    LegacyWeightsWarning,
-    RecallWeights,
-    load_settings,
-    save_setting,
-)
+from cortex_tui.config import MAX_PRIOR_WEIGHT, RecallWeights, load_settings, save_setting
+from cortex_tui.config.recall import LegacyWeightsWarning
 from cortex_tui.errors import ConfigError
 
 
