@@ -175,7 +175,7 @@ def test_the_judge_fingerprint_changes_with_the_rules(
 
     before = fingerprint()
     assert before == judge_fingerprint()
-    slots = copy / "capture" / "slots.py"
+    slots = copy / "write" / "judge" / "slots.py"
     slots.write_text(slots.read_text().replace('"above below, ', '"above below, up down, '))
     assert fingerprint() != before
 

@@ -8,8 +8,7 @@ import pytest
 
 from cortex_tui.llm.base import LLMError
 from cortex_tui.write.judge.llm_judge import JUDGE_LABELS, JUDGE_TOOL, judge_with_llm
-
-from .fakes import FakeLLM
+from tests.capture.fakes import FakeLLM
 
 
 @pytest.mark.parametrize("label", JUDGE_LABELS)
