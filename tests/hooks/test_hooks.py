@@ -15,6 +15,7 @@ import pytest
 
 from cortex_tui.agent_turn.project import safe_name
 from cortex_tui.spool.durable import Spool, turn_key
+from tests.conftest import copy_home
 from tests.server.conftest import remember_offline
 
 
@@ -42,15 +43,20 @@ def hook(
     )
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def filled_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("hooks") / "home"
     remember_offline(
         home, "The atlas API listens on port 8443 behind the gateway", "--project", "atlas"
     )
     remember_offline(home, "The harbor API listens on port 9000", "--project", "harbor")
     remember_offline(home, "Every API change needs a changelog entry")
     return home
+
+
+@pytest.fixture
+def home(filled_home: Path, tmp_path: Path) -> Path:
+    return copy_home(filled_home, tmp_path / "home")
 
 
 def repo(tmp_path: Path, name: str) -> Path:
