@@ -158,14 +158,11 @@ def capture_turn(
             return f"remembered a spooled draft: {result.action.value} {result.memory.short_id}"
         case "turn":
             text = _spooled_text(engine, item)
-            turn = item
+            project, session = item.get("project"), item.get("session_id")
+            source = item.get("source", "hook")
             report = locked(
                 lambda: engine.capture(
-                    text,
-                    project=turn.get("project"),
-                    session_id=turn.get("session_id"),
-                    source=turn.get("source", "hook"),
-                    progress=progress,
+                    text, project=project, session_id=session, source=source, progress=progress
                 )
             )
             return _summary(report)

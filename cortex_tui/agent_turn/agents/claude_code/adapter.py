@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from cortex_tui.agent_turn.agents.claude_code.transcript import Turn
     from cortex_tui.agent_turn.sessions import SessionTurns, TurnPlan
     from cortex_tui.log_protocol import Log
+    from cortex_tui.spool.durable import Offsets
 
 CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart")
 """The events whose output Claude Code adds to the conversation."""
@@ -88,12 +89,15 @@ class ClaudeCode:
 
     def new_turns(self, event: HookEvent, home: Path, log: Log) -> TranscriptTurn:
         from cortex_tui.agent_turn.agents.claude_code.transcript import conversation_text
+        from cortex_tui.agent_turn.project import safe_name
         from cortex_tui.agent_turn.sessions import SessionTurns
+        from cortex_tui.spool.durable import Offsets
 
         kept = SessionTurns(home, event.session_id)
-        transcript, offset = _transcript_turns(event, home, log)
+        read = TranscriptRead(Offsets(home / "spool" / "offsets"), safe_name(event.session_id))
+        transcript = read.new_turns(event.transcript_path, log)
         plan = kept.plan(transcript, event.last_assistant_message)
-        return TranscriptTurn(conversation_text(plan.turns), kept, plan, home, event, offset)
+        return TranscriptTurn(conversation_text(plan.turns), kept, plan, read)
 
     def render(self, event: HookEvent, context: str, text_format: bool) -> str:
         if text_format or event.event not in CONTEXT_EVENTS:
@@ -115,59 +119,54 @@ class ClaudeCode:
         return rest.startswith(b":") and rest[1:].lstrip(b" \t\r\n").startswith(b'"SessionStart"')
 
 
+class TranscriptRead:
+    """Where a session's transcript was read up to, and where this read ends (none when
+    the event names no transcript, or it cannot be read yet)."""
+
+    __slots__ = ("end", "offsets", "session")
+
+    def __init__(self, offsets: Offsets, session: str) -> None:
+        self.offsets = offsets
+        self.session = session
+        self.end: int | None = None
+
+    def new_turns(self, path: str | None, log: Log) -> list[Turn]:
+        """The transcript's lines not captured yet."""
+        if not path:
+            return []
+        from cortex_tui.agent_turn.agents.claude_code.transcript import read_transcript_turns
+
+        try:
+            turns, self.end = read_transcript_turns(path, self.offsets.get(self.session))
+        except InvalidInputError as exc:
+            log.info("transcript not read: %s", exc)
+            return []
+        return turns
+
+    def settle(self) -> None:
+        if self.end is not None:
+            self.offsets.set(self.session, self.end)
+
+
 class TranscriptTurn:
     """The turn a Stop ends, as one text; once spooled, the transcript's offset moves
     past it and the session's kept prompt and owed lines are settled."""
 
-    __slots__ = ("_event", "_home", "_kept", "_offset", "_plan", "texts")
+    __slots__ = ("_kept", "_plan", "_read", "texts")
 
-    def __init__(
-        self,
-        text: str,
-        kept: SessionTurns,
-        plan: TurnPlan,
-        home: Path,
-        event: HookEvent,
-        offset: int | None,
-    ) -> None:
+    def __init__(self, text: str, kept: SessionTurns, plan: TurnPlan, read: TranscriptRead) -> None:
         self.texts = [text]
         self._kept = kept
         self._plan = plan
-        self._home = home
-        self._event = event
-        self._offset = offset
+        self._read = read
 
     def settle(self) -> None:
-        if self._offset is not None:
-            from cortex_tui.agent_turn.project import safe_name
-            from cortex_tui.spool.durable import Offsets
-
-            offsets = Offsets(self._home / "spool" / "offsets")
-            offsets.set(safe_name(self._event.session_id), self._offset)
+        self._read.settle()
         self._kept.settle(self._plan)
 
 
 def _event_name(data: dict[str, Any]) -> str:
     return string_field(data.get("hook_event_name") or data.get("hookEventName"))
-
-
-def _transcript_turns(event: HookEvent, home: Path, log: Log) -> tuple[list[Turn], int | None]:
-    """The transcript's lines not captured yet, and the offset after them (none when
-    the event names no transcript, or it cannot be read yet)."""
-    if not event.transcript_path:
-        return [], None
-    from cortex_tui.agent_turn.agents.claude_code.transcript import read_transcript_turns
-    from cortex_tui.agent_turn.project import safe_name
-    from cortex_tui.spool.durable import Offsets
-
-    offsets = Offsets(home / "spool" / "offsets")
-    try:
-        return read_transcript_turns(
-            event.transcript_path, offsets.get(safe_name(event.session_id))
-        )
-    except InvalidInputError as exc:
-        log.info("transcript not read: %s", exc)
-        return [], None
 
 
 CLAUDE_CODE = ClaudeCode()
