@@ -34,7 +34,8 @@ from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig, load_settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.embed.factory import make_embedder
-from cortex_tui.engine.local import WRITE_BATCH, LocalEngine
+from cortex_tui.engine.core import WRITE_BATCH
+from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.maintenance.restore import restore_backup
 from cortex_tui.models import Memory, MemoryDraft, MemoryType, Scope
@@ -223,7 +224,7 @@ def _time_import(settings: Settings, embedder: Embedder, count: int) -> dict[str
         engine = _engine(settings, embedder, Path(tmp))
         try:
             t0 = time.perf_counter()
-            engine.import_lines(lines)
+            engine.upkeep.import_lines(lines)
             seconds = time.perf_counter() - t0
         finally:
             engine.close()
@@ -295,7 +296,7 @@ def _time_backup(settings: Settings, embedder: Embedder, folder: Path) -> dict[s
     up first: that is part of what a restore costs)."""
     engine = _engine(settings, embedder, folder)
     try:
-        backup = engine.backup(str(folder / "bench.cortex-backup"))
+        backup = engine.upkeep.backup(str(folder / "bench.cortex-backup"))
     finally:
         engine.close()
     restored = restore_backup(settings.model_copy(update={"home": folder}), Path(backup.path))

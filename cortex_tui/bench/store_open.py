@@ -44,8 +44,8 @@ import numpy as np
 import qdrant_edge as qe
 
 from cortex_tui.config import COMPACT_AFTER
-from cortex_tui.store.backend import CONTEXT, DENSE, LEXICAL, Collection
 from cortex_tui.store.edge_layout import payload_indexes, shard_config
+from cortex_tui.store.points import CONTEXT, DENSE, LEXICAL, Collection
 
 COPY_PAGE = 2000
 SEARCHES = 20

@@ -46,7 +46,7 @@ def cmd_backup(ctx: CommandContext) -> int:
     path = ctx.args.path
     # The service writes the file: hand it a path that does not depend on its own cwd.
     target = str(Path(path).expanduser().absolute()) if path else None
-    report = ctx.engine.backup(target)
+    report = ctx.engine.upkeep.backup(target)
     size = report.bytes / 1_000_000
     ctx.emit(
         report,

@@ -33,7 +33,7 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
 
 
 def cmd_conflicts(ctx: CommandContext) -> int:
-    groups = ctx.engine.conflicts()
+    groups = ctx.engine.curation.conflicts()
     now = ctx.now()
     lines: list[str] = []
     for group in groups:
@@ -52,25 +52,25 @@ def cmd_conflicts(ctx: CommandContext) -> int:
 
 
 def cmd_resolve(ctx: CommandContext) -> int:
-    kept = ctx.engine.resolve(ctx.args.group, ctx.args.keep)
+    kept = ctx.engine.curation.resolve(ctx.args.group, ctx.args.keep)
     ctx.emit(kept, f"kept {kept.short_id}; the other members are retired (undo reverses it)")
     return 0
 
 
 def cmd_merge(ctx: CommandContext) -> int:
-    merged = ctx.engine.merge(ctx.args.group, read_text_arg(ctx.args.content))
+    merged = ctx.engine.curation.merge(ctx.args.group, read_text_arg(ctx.args.content))
     ctx.emit(merged, f"merged into {merged.id} (undo reverses it)")
     return 0
 
 
 def cmd_dismiss(ctx: CommandContext) -> int:
-    members = ctx.engine.dismiss(ctx.args.group)
+    members = ctx.engine.curation.dismiss(ctx.args.group)
     ctx.emit(members, f"dismissed: {len(members)} memories are no longer in conflict")
     return 0
 
 
 def cmd_restore(ctx: CommandContext) -> int:
-    restored = ctx.engine.restore(ctx.args.memory_id)
+    restored = ctx.engine.curation.restore(ctx.args.memory_id)
     ctx.emit(restored, f"restored as new version {restored.id}")
     return 0
 
@@ -78,7 +78,7 @@ def cmd_restore(ctx: CommandContext) -> int:
 def cmd_undo(ctx: CommandContext) -> int:
     if ctx.args.count < 1:
         raise InvalidInputError("--count must be at least 1")
-    entries = ctx.engine.undo(ctx.args.count)
+    entries = ctx.engine.curation.undo(ctx.args.count)
     data = [
         {
             "action": e.action,

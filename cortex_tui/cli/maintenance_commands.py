@@ -96,7 +96,7 @@ def cmd_scrub(ctx: CommandContext) -> int:
 
 
 def cmd_lifecycle(ctx: CommandContext) -> int:
-    report = ctx.engine.lifecycle(dry_run=ctx.args.dry_run)
+    report = ctx.engine.upkeep.lifecycle(dry_run=ctx.args.dry_run)
     ctx.emit(report, _lifecycle_text(report))
     return 0
 

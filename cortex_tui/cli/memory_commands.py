@@ -207,7 +207,7 @@ def cmd_purge(ctx: CommandContext) -> int:
         raise InvalidInputError(
             "purge deletes forgotten and archived memories for good; add --yes to confirm"
         )
-    removed = ctx.engine.purge()
+    removed = ctx.engine.upkeep.purge()
     ctx.emit({"purged": removed}, f"purged {removed} forgotten or archived memories")
     return 0
 

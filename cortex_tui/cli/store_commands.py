@@ -27,14 +27,14 @@ IMPORT_LIMIT = 1024 * MIB
 
 
 def cmd_stats(ctx: CommandContext) -> int:
-    stats = ctx.engine.stats()
+    stats = ctx.engine.overview.stats()
     ctx.emit(stats, render.stats_text(stats))
     return 0
 
 
 def cmd_health(ctx: CommandContext) -> int:
     """Exits 1 when a deep check warns, so a cron job can notice."""
-    report = ctx.engine.health(deep=ctx.args.deep)
+    report = ctx.engine.upkeep.health(deep=ctx.args.deep)
     shown = {key: value for key, value in report.items() if key not in ("notices", "checks")}
     lines = [f"{key:<12} {value}" for key, value in shown.items()]
     lines += [f"note         {notice}" for notice in report.get("notices", [])]
@@ -113,7 +113,7 @@ def cmd_import(ctx: CommandContext) -> int:
         raise InvalidInputError(
             f"{source} is not UTF-8 text (byte {exc.start}); give the JSONL an export wrote"
         ) from None
-    report = ctx.engine.import_lines(lines, skip_invalid=ctx.args.skip_invalid)
+    report = ctx.engine.upkeep.import_lines(lines, skip_invalid=ctx.args.skip_invalid)
     text = (
         f"imported {report.memories} memories, {report.entities} entities, "
         f"{report.relations} relations"

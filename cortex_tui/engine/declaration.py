@@ -102,8 +102,9 @@ def operation(
 class Operation:
     declared: Callable[..., Any]
     """The protocol method: its signature, answer and docstring."""
-    on_graph: bool
-    """Performed by `engine.graph` (an `EntityGraph` method) rather than the engine."""
+    part: str | None
+    """The engine's part that performs it (`engine.graph`, `engine.curation`, ...: an
+    attribute named so); None: the engine itself."""
     marks: _Marks
 
     @property
@@ -197,17 +198,19 @@ class Operation:
 
     def perform(self, engine: Engine, request: BaseModel) -> Any:
         """The call this request stands for, made on `engine`."""
-        performer = getattr(engine.graph if self.on_graph else engine, self.method)
+        performer = getattr(
+            engine if self.part is None else getattr(engine, self.part), self.method
+        )
         if self.takes_whole:
             return performer(request)
         return performer(**{name: getattr(request, name) for name in request.model_fields_set})
 
 
-def declared(protocol: type, *, on_graph: bool = False) -> tuple[Operation, ...]:
+def declared(protocol: type, *, part: str | None = None) -> tuple[Operation, ...]:
     """The operations a protocol declares, in the order it declares them (the service's
-    routes are matched in this order)."""
+    routes are matched in this order); `part`: the engine's attribute that performs them."""
     return tuple(
-        Operation(member, on_graph, getattr(member, _DECLARATION))
+        Operation(member, part, getattr(member, _DECLARATION))
         for member in vars(protocol).values()
         if hasattr(member, _DECLARATION)
     )

@@ -1,6 +1,6 @@
-"""Every engine operation, as `Engine` and `EntityGraph` declare them
-(`engine/protocol.py`), in one tuple: what the service's routes, the remote client and
-the MCP tools are made from."""
+"""Every engine operation, as `Engine` and its parts declare them (`engine/protocol.py`),
+in one tuple: what the service's routes, the remote client and the MCP tools are made
+from."""
 
 from __future__ import annotations
 
@@ -8,13 +8,27 @@ from collections.abc import Callable
 from typing import Any
 
 from cortex_tui.engine.declaration import Operation, Route, declared
-from cortex_tui.engine.protocol import Engine, EntityGraph
+from cortex_tui.engine.protocol import Curation, Engine, EntityGraph, Overview, Upkeep
 
-OPERATIONS: tuple[Operation, ...] = (*declared(Engine), *declared(EntityGraph, on_graph=True))
+PARTS: dict[str, type] = {
+    "graph": EntityGraph,
+    "curation": Curation,
+    "overview": Overview,
+    "upkeep": Upkeep,
+}
+"""The engine's parts by the attribute that holds each (`engine.graph`, ...)."""
 
-ENGINE_METHODS = {op.method: op for op in OPERATIONS if not op.on_graph}
-"""The engine's operations by the name of the method that performs them."""
-GRAPH_METHODS = {op.method: op for op in OPERATIONS if op.on_graph}
+OPERATIONS: tuple[Operation, ...] = (
+    *declared(Engine),
+    *(op for part, protocol in PARTS.items() for op in declared(protocol, part=part)),
+)
+
+
+def methods_of(part: str | None) -> dict[str, Operation]:
+    """One part's operations (None: the engine's own) by the name of the method that
+    performs each."""
+    return {op.method: op for op in OPERATIONS if op.part == part}
+
 
 _BY_DECLARATION = {op.declared: op for op in OPERATIONS}
 

@@ -4,8 +4,11 @@ derived from it).
 
 Two implementations share it: `LocalEngine` in the calling process, and `RemoteEngine`,
 a client of a service generated from these declarations. A surface that types against
-this protocol works unchanged against either. Adding an operation is a method here and
-its implementation on `LocalEngine` (or `GraphService`, for the entity graph).
+this protocol works unchanged against either. The engine has parts, each a protocol of
+its own reached as an attribute (`engine.curation.resolve(...)`): the entity graph
+(`GraphService`), curation, the overview and upkeep (`engine/parts/`). Adding an
+operation is a method here and its implementation on `LocalEngine` or the part's class;
+adding a part is a protocol here, its class, and one line in `operations.PARTS`.
 """
 
 from __future__ import annotations
@@ -101,41 +104,54 @@ class EntityGraph(Protocol):
         ...
 
 
-class Engine(Protocol):
-    @property
-    def graph(self) -> EntityGraph: ...
+class Curation(Protocol):
+    """What a person settles by hand: conflicts between memories, a forgotten memory
+    brought back, and the steps undo takes back."""
 
-    def now(self) -> datetime:
-        """The engine's clock (frozen in tests and screenshots); ages are measured from it."""
+    @operation(on_get("/v1/conflicts"))
+    def conflicts(self) -> list[ConflictGroup]:
+        """Groups of memories that contradict each other and wait for a decision."""
         ...
 
-    def export(self) -> Iterator[str]:
-        """Every memory, entity and relation as JSONL lines (`maintenance/transfer.py`);
-        streamed, so it is no operation with one answer (`operations.EXPORT`)."""
+    @operation(on_post("/v1/memories/{memory_id}/restore"), writes=True)
+    def restore(self, memory_id: MemoryId) -> Memory:
+        """Bring a forgotten or archived memory back."""
         ...
 
-    def close(self) -> None: ...
-
-    # --- reading -------------------------------------------------------------------------
-
-    @operation(on_get("/v1/health"))
-    def health(
+    @operation(on_post("/v1/conflicts/{group_id}/resolve"), writes=True)
+    def resolve(
         self,
-        *,
-        deep: Annotated[
-            bool,
-            Field(
-                description="also read back every point, check the spool, permissions and "
-                "newest backup"
-            ),
-        ] = False,
-    ) -> dict[str, Any]:
-        """Whether the store and the embedder answer: store location, embedder, memory
-        count; `deep` reads back every point and checks the spool, permissions and newest
-        backup.
-
-        `deep` adds `checks` (`maintenance/checkup.py`)."""
+        group_id: GroupId,
+        keep_id: Annotated[
+            str, Field(description="the member that stays current; the others retire")
+        ],
+    ) -> Memory:
+        """Settle a conflict group by keeping one member; the others retire with
+        history."""
         ...
+
+    @operation(on_post("/v1/conflicts/{group_id}/merge"), writes=True)
+    def merge(
+        self,
+        group_id: GroupId,
+        content: Annotated[str, Field(description="one statement replacing every member")],
+    ) -> Memory:
+        """Settle a conflict group by replacing its members with one merged statement."""
+        ...
+
+    @operation(on_post("/v1/conflicts/{group_id}/dismiss"), writes=True)
+    def dismiss(self, group_id: GroupId) -> list[Memory]:
+        """Settle a conflict group as no conflict: every member stays current."""
+        ...
+
+    @operation(on_post("/v1/undo"), writes=True)
+    def undo(self, count: Annotated[int, Field(ge=1)] = 1) -> list[JournalEntry]:
+        """Undo the last `count` curation steps, newest first."""
+        ...
+
+
+class Overview(Protocol):
+    """The store seen whole: counts, the map of its vectors, its words and its days."""
 
     @operation(on_get("/v1/stats"))
     def stats(self) -> Stats:
@@ -197,6 +213,30 @@ class Engine(Protocol):
         """The memories created, and the versions superseded, on one day."""
         ...
 
+
+class Upkeep(Protocol):
+    """Keeping the store well: its health and vitals, the lifecycle rules, backups, purge
+    and import."""
+
+    @operation(on_get("/v1/health"))
+    def health(
+        self,
+        *,
+        deep: Annotated[
+            bool,
+            Field(
+                description="also read back every point, check the spool, permissions and "
+                "newest backup"
+            ),
+        ] = False,
+    ) -> dict[str, Any]:
+        """Whether the store and the embedder answer: store location, embedder, memory
+        count; `deep` reads back every point and checks the spool, permissions and newest
+        backup.
+
+        `deep` adds `checks` (`maintenance/checkup.py`)."""
+        ...
+
     @operation(on_get("/v1/overview/vitals"))
     def vitals(self) -> Vitals:
         """Store size, spool depth and age, last capture, the hooks' last day (runs, p50,
@@ -204,6 +244,70 @@ class Engine(Protocol):
 
         Cheap enough to ask every few seconds."""
         ...
+
+    @operation(on_post("/v1/lifecycle"), writes=lambda request: not request.dry_run)
+    def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
+        """Expire, decay, archive and consolidate by the configured rules (or only report
+        them).
+
+        Unless a dry run, a backup is taken first (`backup.before_lifecycle`)."""
+        ...
+
+    # Run between writes, so that the copy is consistent.
+    @operation(on_post("/v1/backup"), writes=True, server_files=("path",))
+    def backup(
+        self,
+        path: Annotated[
+            str | None,
+            Field(
+                description="absolute path of the file (or a folder for it); default: the "
+                "backups folder"
+            ),
+        ] = None,
+    ) -> BackupReport:
+        """Write a consistent copy of the whole store (memories, entities, relations,
+        journal, vectors) to one file."""
+        ...
+
+    @operation(on_post("/v1/purge"), writes=True)
+    def purge(self) -> int:
+        """Remove deleted and archived memories for good; how many were removed."""
+        ...
+
+    @operation(on_post("/v1/import"), name="import", writes=True, adds_memories=True)
+    def import_lines(self, lines: list[str], *, skip_invalid: bool = False) -> ImportReport:
+        """Import exported JSONL lines; all are validated before anything is written.
+
+        Over a service, all lines go in one request, so a bad line leaves the store
+        untouched there too."""
+        ...
+
+
+class Engine(Protocol):
+    @property
+    def graph(self) -> EntityGraph: ...
+
+    @property
+    def curation(self) -> Curation: ...
+
+    @property
+    def overview(self) -> Overview: ...
+
+    @property
+    def upkeep(self) -> Upkeep: ...
+
+    def now(self) -> datetime:
+        """The engine's clock (frozen in tests and screenshots); ages are measured from it."""
+        ...
+
+    def export(self) -> Iterator[str]:
+        """Every memory, entity and relation as JSONL lines (`maintenance/transfer.py`);
+        streamed, so it is no operation with one answer (`operations.EXPORT`)."""
+        ...
+
+    def close(self) -> None: ...
+
+    # --- reading -------------------------------------------------------------------------
 
     # Recall records access (last_accessed, access_count), which is a write.
     @operation(on_post("/v1/recall"), writes=lambda request: request.update_access)
@@ -248,11 +352,6 @@ class Engine(Protocol):
     def history(self, memory_id: MemoryId) -> list[Memory]:
         """A memory's version chain, oldest first: what it said before each update and
         when."""
-        ...
-
-    @operation(on_get("/v1/conflicts"))
-    def conflicts(self) -> list[ConflictGroup]:
-        """Groups of memories that contradict each other and wait for a decision."""
         ...
 
     @operation(on_get("/v1/injections"), name="turns")
@@ -355,71 +454,6 @@ class Engine(Protocol):
         back."""
         ...
 
-    @operation(on_post("/v1/purge"), writes=True)
-    def purge(self) -> int:
-        """Remove deleted and archived memories for good; how many were removed."""
-        ...
-
-    @operation(on_post("/v1/memories/{memory_id}/restore"), writes=True)
-    def restore(self, memory_id: MemoryId) -> Memory:
-        """Bring a forgotten or archived memory back."""
-        ...
-
-    @operation(on_post("/v1/conflicts/{group_id}/resolve"), writes=True)
-    def resolve(
-        self,
-        group_id: GroupId,
-        keep_id: Annotated[
-            str, Field(description="the member that stays current; the others retire")
-        ],
-    ) -> Memory:
-        """Settle a conflict group by keeping one member; the others retire with
-        history."""
-        ...
-
-    @operation(on_post("/v1/conflicts/{group_id}/merge"), writes=True)
-    def merge(
-        self,
-        group_id: GroupId,
-        content: Annotated[str, Field(description="one statement replacing every member")],
-    ) -> Memory:
-        """Settle a conflict group by replacing its members with one merged statement."""
-        ...
-
-    @operation(on_post("/v1/conflicts/{group_id}/dismiss"), writes=True)
-    def dismiss(self, group_id: GroupId) -> list[Memory]:
-        """Settle a conflict group as no conflict: every member stays current."""
-        ...
-
-    @operation(on_post("/v1/undo"), writes=True)
-    def undo(self, count: Annotated[int, Field(ge=1)] = 1) -> list[JournalEntry]:
-        """Undo the last `count` curation steps, newest first."""
-        ...
-
-    @operation(on_post("/v1/lifecycle"), writes=lambda request: not request.dry_run)
-    def lifecycle(self, *, dry_run: bool = False) -> LifecycleReport:
-        """Expire, decay, archive and consolidate by the configured rules (or only report
-        them).
-
-        Unless a dry run, a backup is taken first (`backup.before_lifecycle`)."""
-        ...
-
-    # Run between writes, so that the copy is consistent.
-    @operation(on_post("/v1/backup"), writes=True, server_files=("path",))
-    def backup(
-        self,
-        path: Annotated[
-            str | None,
-            Field(
-                description="absolute path of the file (or a folder for it); default: the "
-                "backups folder"
-            ),
-        ] = None,
-    ) -> BackupReport:
-        """Write a consistent copy of the whole store (memories, entities, relations,
-        journal, vectors) to one file."""
-        ...
-
     @operation(
         Route("PUT", "/v1/profiles/{name}", body_field="weights"),
         name="save_profile",
@@ -427,12 +461,4 @@ class Engine(Protocol):
     )
     def save_weight_profile(self, name: str, weights: RecallWeights) -> None:
         """Save a recall weight profile to config.toml and use it from now on."""
-        ...
-
-    @operation(on_post("/v1/import"), name="import", writes=True, adds_memories=True)
-    def import_lines(self, lines: list[str], *, skip_invalid: bool = False) -> ImportReport:
-        """Import exported JSONL lines; all are validated before anything is written.
-
-        Over a service, all lines go in one request, so a bad line leaves the store
-        untouched there too."""
         ...

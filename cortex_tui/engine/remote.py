@@ -25,17 +25,22 @@ from pydantic import BaseModel
 from cortex_tui import errors
 from cortex_tui.clients.local_service import socket_path
 from cortex_tui.engine.declaration import Operation
-from cortex_tui.engine.operations import ENGINE_METHODS, EXPORT, GRAPH_METHODS
+from cortex_tui.engine.operations import EXPORT, methods_of
 
 # Recall with an LLM re-rank, a capture with LLM extraction, or a lifecycle run over a
 # large store can take a while; a dead service is detected at connect time instead.
 TIMEOUT = httpx.Timeout(300.0, connect=5.0)
 
+_ENGINE_METHODS = methods_of(None)
+
 
 class RemoteEngine:
     def __init__(self, client: httpx.Client, server: str | None = None) -> None:
         self._client = client
-        self.graph = RemoteGraph(self)
+        self.graph = RemotePart(self, "graph")
+        self.curation = RemotePart(self, "curation")
+        self.overview = RemotePart(self, "overview")
+        self.upkeep = RemotePart(self, "upkeep")
         self._server = server
         """The team server's URL; None: the local service, on its socket."""
 
@@ -116,7 +121,7 @@ class RemoteEngine:
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         """Every operation the protocol declares (`engine/declaration.py`)."""
-        return _declared_method(self, ENGINE_METHODS, name)
+        return _declared_method(self, _ENGINE_METHODS, name)
 
     def now(self) -> datetime:
         return datetime.now().astimezone()
@@ -133,14 +138,16 @@ class RemoteEngine:
         self._client.close()
 
 
-class RemoteGraph:
-    """The entity graph's operations over the same client."""
+class RemotePart:
+    """One of the engine's parts (the entity graph, curation, ...): its operations over
+    the same client."""
 
-    def __init__(self, engine: RemoteEngine) -> None:
+    def __init__(self, engine: RemoteEngine, part: str) -> None:
         self._engine = engine
+        self._methods = methods_of(part)
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        return _declared_method(self._engine, GRAPH_METHODS, name)
+        return _declared_method(self._engine, self._methods, name)
 
 
 def _declared_method(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pydantic import BaseModel, Field
 
 from cortex_tui.curation import journal
-from cortex_tui.engine.local import LocalEngine
+from cortex_tui.engine.core import EngineCore
 from cortex_tui.errors import CortexError
 from cortex_tui.maintenance.backup import list_backups
 from cortex_tui.maintenance.checkup import Check
@@ -106,7 +106,7 @@ class ScrubReport(BaseModel):
 
 
 def scrub(
-    engine: LocalEngine,
+    engine: EngineCore,
     *,
     dry_run: bool,
     elsewhere: Mapping[str, KeptElsewhere] | None = None,
@@ -184,7 +184,7 @@ def scrub(
     return report
 
 
-def privacy_check(engine: LocalEngine) -> Check:
+def privacy_check(engine: EngineCore) -> Check:
     """`health --deep`'s privacy line: what a dry run of `scrub` finds, read as it would
     read it (every version, decision, entity, journal entry and spooled turn)."""
     if not engine.settings.privacy.detect_secrets:
@@ -207,7 +207,7 @@ def privacy_check(engine: LocalEngine) -> Check:
 REBUILD_BATCH = 2048
 
 
-def rebuild(engine: LocalEngine) -> bool:
+def rebuild(engine: EngineCore) -> bool:
     """Copy an embedded store's points into a fresh folder and put it in the store's
     place, removing the old folder with every payload version its files still held;
     closes `engine` (whose store it replaces). False for a Qdrant server, which is left

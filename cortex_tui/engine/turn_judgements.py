@@ -51,7 +51,7 @@ def withdraw_judgement(engine: LocalEngine, judgement_id: str) -> Judgement:
         raise NotFoundError(f"no judgement {judgement_id[:8]} stands; nothing to take back")
     engine.judgement_log.withdraw(judgement.id)
     if judgement.verdict == "wrong" and _lowering_is_last(engine, judgement.memory_id):
-        engine.undo(1)
+        engine.curation.undo(1)
     return judgement
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.operations import operation_of
-from cortex_tui.engine.protocol import Engine, EntityGraph
+from cortex_tui.engine.protocol import Curation, Engine, EntityGraph, Overview
 from cortex_tui.errors import InvalidInputError, NotFoundError
 from cortex_tui.graph.views import Neighbourhood
 from cortex_tui.injections.record import (
@@ -147,12 +147,14 @@ def _conflicts(engine: Engine, arguments: ConflictsArguments) -> ConflictsAnswer
         group = _required(arguments.group_id, "group_id", arguments.action)
         if arguments.action == "keep":
             keep = _required(arguments.keep_id, "keep_id", "keep")
-            settled = [engine.resolve(group, keep)]
+            settled = [engine.curation.resolve(group, keep)]
         elif arguments.action == "merge":
-            settled = [engine.merge(group, _required(arguments.content, "content", "merge"))]
+            settled = [
+                engine.curation.merge(group, _required(arguments.content, "content", "merge"))
+            ]
         else:
-            settled = engine.dismiss(group)
-    return ConflictsAnswer(groups=engine.conflicts(), settled=settled)
+            settled = engine.curation.dismiss(group)
+    return ConflictsAnswer(groups=engine.curation.conflicts(), settled=settled)
 
 
 def _required(value: str | None, field: str, action: str) -> str:
@@ -226,7 +228,7 @@ CONFLICTS = ToolSpec(
     answer=ConflictsAnswer,
     description=(
         "Call when recall shows memories that contradict each other, or to review them. "
-        f"Lists {_said(Engine.conflicts, lower=True)[:-1]}; "
+        f"Lists {_said(Curation.conflicts, lower=True)[:-1]}; "
         "with an action, settles one group (keep one member, merge them, or dismiss) and "
         "answers what stays current and the groups still open."
     ),
@@ -265,7 +267,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         destructive=True,
     ),
     LIST,
-    _derived(operation_of(Engine.stats), "Call to see how much is remembered and where."),
+    _derived(operation_of(Overview.stats), "Call to see how much is remembered and where."),
     ENTITIES,
     CONFLICTS,
     _derived(operation_of(Engine.history), "Call to see how a fact changed over time."),

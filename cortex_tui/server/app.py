@@ -22,7 +22,7 @@ from cortex_tui.agent_turn.context import ContextAnswer
 from cortex_tui.agent_turn.plan import PrePlan, prepare, query_chars_of
 from cortex_tui.clients import local_service
 from cortex_tui.engine.operations import EXPORT, operation_of
-from cortex_tui.engine.protocol import Engine
+from cortex_tui.engine.protocol import Upkeep
 from cortex_tui.server.remote_routes import add_remote_routes
 from cortex_tui.server.routes import add_operation_routes
 from cortex_tui.server.service import Service
@@ -57,7 +57,7 @@ def build_app(service: Service, *, api_key: str | None = None, tenant: bool = Fa
     app.add_middleware(
         TextGuard,
         limit=service.settings.limits.request_bytes,
-        unlimited=(operation_of(Engine.import_lines).route.path,),
+        unlimited=(operation_of(Upkeep.import_lines).route.path,),
         unlimited_to=IMPORT_BODY_LIMIT,
         cleaning=(local_service.PRE_HOOK_ROUTE, local_service.POST_HOOK_ROUTE),
     )

@@ -1,34 +1,23 @@
-"""The `Store` protocol implemented once, over a dozen per-backend point primitives.
+"""The `Store` protocol implemented once, over the per-backend point primitives
+(`store/primitives.py`).
 
-Edge and qdrant-client differ only in how they spell a point, a query or a condition;
-what a store operation means (validation, payload mapping, the lexical channel, journal
-order, what "not found" does) is written here, so the two backends cannot drift apart.
-A backend subclasses `QdrantStore` and implements the `_` primitives; primitives never
-flush, each public write ends with one `_commit` (Edge: `flush()`), or, inside
-`deferred_commits`, one per collection at the end of the batch.
+What a store operation means (validation, payload mapping, the lexical channel, journal
+order, what "not found" does) is written here, so the two backends cannot drift apart. A
+backend subclasses `QdrantStore` and implements the `_` primitives.
 
-Collections: `memories` (dense "dense", dense "context" for memories of a conversation,
-multivector "parts" for memories of several sentences, sparse "lexical", payload),
-`entities` (dense name vector + payload), `relations` and `journal` (payload only). A
-memory's context (the turn before it) is index-side: its text rides in the payload under
-`_context` so the lexical vector can be rebuilt when
-tags change, and it never reaches the `Memory` model.
+Collections: `memories` (its vectors: `store/points.py`), `entities` (dense name vector
++ payload), `relations` and `journal` (payload only). A memory's context (the turn before
+it) is index-side: it never reaches the `Memory` model.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from enum import StrEnum
-from typing import Any, Generic, TypeVar, cast
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import TypeVar
 
-import numpy as np
-
-from cortex_tui.errors import EmbedderMismatchError, InvalidInputError, NotFoundError
+from cortex_tui.errors import InvalidInputError, NotFoundError
 from cortex_tui.models import Entity, Memory, Relation
 from cortex_tui.store.base import (
     IndexContext,
@@ -38,23 +27,19 @@ from cortex_tui.store.base import (
     ScoredEntity,
     ScoredMemory,
     StoredPoint,
-    StoreMeta,
     Vector,
 )
 from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_KEYWORD_FIELDS,
     C,
-    ConditionBuilder,
     memory_conditions,
     relation_conditions,
 )
 from cortex_tui.store.lexical import (
     LEXICAL_VERSION,
     SparseTerms,
-    encode_document,
     encode_query,
-    indexed_words,
 )
 from cortex_tui.store.payload import (
     CONTEXT_KEY,
@@ -67,282 +52,34 @@ from cortex_tui.store.payload import (
     require_vectors,
     to_payload,
 )
+from cortex_tui.store.points import (
+    CONTEXT,
+    DENSE,
+    IDS_ONLY,
+    LEXICAL,
+    PARTS,
+    Collection,
+    Hit,
+    Payload,
+    PointData,
+    QueryVector,
+    floats,
+    lexical_terms,
+    memory_point,
+)
+from cortex_tui.store.primitives import PointPrimitives
+from cortex_tui.store.ties import settled_hits
 
 log = logging.getLogger(__name__)
 
-DENSE = "dense"
-CONTEXT = "context"
-PARTS = "parts"
-LEXICAL = "lexical"
-TIE_MARGIN = 16  # ids fetched past a search's cut once scores are seen to tie across it
-TIE_REACH = 8  # the farthest a search reaches for the rest of a tie group: 8 × its limit
 _NO_TURN_LIMIT = 2**62  # "before" a turn no session reaches: the session's latest turn
 _TURN_MEMORIES = 32  # memories read for one turn (a captured turn yields a handful)
 _REENCODE_BATCH = 512  # lexical vectors replaced per update when the tokenizer changed
-Payload = Mapping[str, Any]
-QueryVector = list[float] | list[list[float]] | SparseTerms
-"""What a search asks with: a dense vector, a multivector (for `PARTS`), sparse terms."""
 _Record = TypeVar("_Record", Memory, Entity)
 
 
-class Collection(StrEnum):
-    MEMORIES = "memories"
-    ENTITIES = "entities"
-    RELATIONS = "relations"
-    JOURNAL = "journal"
-
-
-@dataclass(frozen=True, slots=True)
-class PointData:
-    """A point to write: payload plus the vectors its collection has."""
-
-    id: str
-    payload: dict[str, Any]
-    dense: list[float] | None = None
-    sparse: SparseTerms | None = None
-    context: list[float] | None = None
-    parts: list[list[float]] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    id: str
-    """The point's id: a memory's own id (`is_point_id`), so ids need no payload read."""
-    payload: Payload
-    score: float
-
-
-IDS_ONLY: tuple[str, ...] = ()
-"""`fields` of a search that reads no payload: reading even the `id` field costs
-0.5 ms per 50 points (payloads are on disk), five times the search at 1k memories."""
-
-
-def _best_then_id(hit: Hit) -> tuple[float, str]:
-    return -hit.score, hit.id
-
-
-def require_embedder(meta: StoreMeta, embedder_name: str, dimension: int, location: str) -> None:
-    """Refuse to mix vectors of two embedders: the scores would be silent garbage."""
-    if meta.embedder == embedder_name and meta.dimension == dimension:
-        return
-    raise EmbedderMismatchError(
-        f"store at {location} was built with {meta.embedder} ({meta.dimension}-d) but the "
-        f"configured embedder is {embedder_name} ({dimension}-d); vectors of two models "
-        "never mix: run `cortex-tui reembed --to MODEL` to convert the store, or set "
-        "embedder.kind / embedder.model back",
-        recorded=meta.embedder,
-    )
-
-
-def dense_only(vector: object) -> dict[str, list[float]]:
-    """A record's named single dense vectors (sparse ones derive from the payload; its
-    parts are `parts_only`)."""
-    if not isinstance(vector, dict):
-        return {}
-    return {
-        name: cast(list[float], v)
-        for name, v in vector.items()
-        if isinstance(v, list) and name != PARTS
-    }
-
-
-def parts_only(vector: object) -> list[list[float]]:
-    """A record's part vectors (none when it has no parts)."""
-    if not isinstance(vector, dict):
-        return []
-    parts = vector.get(PARTS)
-    return [list(map(float, part)) for part in parts] if isinstance(parts, list) else []
-
-
-def _floats(vector: Vector) -> list[float]:
-    """Plain Python floats, which both clients convert fastest (`tolist` for arrays)."""
-    if isinstance(vector, np.ndarray):
-        return cast(list[float], vector.tolist())
-    return list(map(float, vector))
-
-
-def _memory_point(
-    memory: Memory, vector: Vector, context: IndexContext | None, parts: Parts
-) -> PointData:
-    payload = to_payload(memory)
-    part_rows = [_floats(part) for part in parts] or None
-    if context is None:
-        return PointData(
-            memory.id, payload, _floats(vector), _lexical(memory, None), parts=part_rows
-        )
-    stored = {"text": context.text, "weight": context.lexical_weight}
-    payload[CONTEXT_KEY] = stored
-    return PointData(
-        memory.id,
-        payload,
-        _floats(vector),
-        _lexical(memory, stored),
-        None if context.vector is None else _floats(context.vector),
-        part_rows,
-    )
-
-
-def _lexical(memory: Memory, context: Mapping[str, Any] | None) -> SparseTerms:
-    """The lexical vector of a memory and its stored context (`_context` payload)."""
-    if not context:
-        return encode_document(memory.content, indexed_words(memory))
-    return encode_document(
-        memory.content, indexed_words(memory), context["text"], float(context["weight"])
-    )
-
-
-class QdrantStore(ABC, Generic[C]):
+class QdrantStore(PointPrimitives[C]):
     """A `Store` over Qdrant points; see the module docstring for the split."""
-
-    def __init__(
-        self,
-        meta: StoreMeta,
-        location: str,
-        build: ConditionBuilder[C],
-        *,
-        context: bool,
-        parts: bool,
-    ) -> None:
-        self._meta = meta
-        self._location = location
-        self._build = build
-        self._context = context
-        self._parts = parts
-        self._journal_lock = threading.Lock()
-        self._deferred: set[Collection] | None = None
-
-    @property
-    def meta(self) -> StoreMeta:
-        return self._meta
-
-    @contextmanager
-    def deferred_commits(self) -> Iterator[None]:
-        """Writes inside are made durable together on the way out: one flush per
-        collection instead of one per write (a flush is most of a small write's cost).
-        A crash inside may lose any of them, so only a caller that can redo them (a
-        spooled batch) defers. Nested use joins the outer batch."""
-        if self._deferred is not None:
-            yield
-            return
-        self._deferred = set()
-        try:
-            yield
-        finally:
-            dirty, self._deferred = self._deferred, None
-            for coll in sorted(dirty):
-                self._commit(coll)
-
-    def _durable(self, coll: Collection) -> None:
-        """End a public write: flush now, or at the end of the deferred batch."""
-        if self._deferred is None:
-            self._commit(coll)
-        else:
-            self._deferred.add(coll)
-
-    @property
-    def indexes_context(self) -> bool:
-        return self._context
-
-    @property
-    def indexes_parts(self) -> bool:
-        return self._parts
-
-    @property
-    def location(self) -> str:
-        return self._location
-
-    # --- primitives -------------------------------------------------------------------
-
-    @abstractmethod
-    def _upsert(self, coll: Collection, points: Sequence[PointData]) -> None: ...
-
-    @abstractmethod
-    def _retrieve(
-        self, coll: Collection, ids: Sequence[str], fields: Sequence[str] | None = None
-    ) -> list[Payload]:
-        """Payloads (all fields, or only `fields`) of the points that exist among `ids`."""
-
-    @abstractmethod
-    def _dense_vectors(
-        self, coll: Collection, ids: Sequence[str], using: str = DENSE
-    ) -> dict[str, list[float]]:
-        """The `using` vectors of the points among `ids` that have one."""
-
-    @abstractmethod
-    def _part_vectors(self, coll: Collection, ids: Sequence[str]) -> dict[str, list[list[float]]]:
-        """The part vectors of the points among `ids` that have parts."""
-
-    @abstractmethod
-    def _search(
-        self,
-        coll: Collection,
-        using: str,
-        vector: QueryVector,
-        cond: C | None,
-        limit: int,
-        fields: Sequence[str] | None = None,
-    ) -> list[Hit]:
-        """The `limit` nearest points with their payloads (all fields, only `fields`, or
-        none: `IDS_ONLY`). On `PARTS` a point scores by its best part."""
-
-    @abstractmethod
-    def _scroll(
-        self,
-        coll: Collection,
-        cond: C | None,
-        limit: int,
-        offset: str | None,
-        fields: Sequence[str] | None = None,
-    ) -> tuple[list[Payload], str | None]:
-        """A page in id order (all fields, or only `fields`) and the id the next page
-        starts at."""
-
-    @abstractmethod
-    def _scroll_points(
-        self, coll: Collection, limit: int, offset: str | None
-    ) -> tuple[list[StoredPoint], str | None]:
-        """A page of whole points (payload and dense vectors) in id order, and the id the
-        next page starts at."""
-
-    @abstractmethod
-    def _latest(
-        self, coll: Collection, key: str, limit: int, cond: C | None = None
-    ) -> list[Payload]:
-        """The `limit` points (among those `cond` lets through) with the largest integer
-        or datetime `key`, largest first."""
-
-    @abstractmethod
-    def _count(self, coll: Collection, cond: C | None) -> int: ...
-
-    @abstractmethod
-    def _facet(self, coll: Collection, key: str, cond: C | None, limit: int) -> dict[str, int]: ...
-
-    @abstractmethod
-    def _overwrite_payloads(self, coll: Collection, points: Sequence[PointData]) -> None: ...
-
-    @abstractmethod
-    def _set_sparse(self, coll: Collection, vectors: Sequence[tuple[str, SparseTerms]]) -> None:
-        """Replace the lexical vectors of existing points, keeping their dense ones."""
-
-    @abstractmethod
-    def _delete(self, coll: Collection, ids: Sequence[str]) -> None: ...
-
-    @abstractmethod
-    def _commit(self, coll: Collection) -> None:
-        """Make the writes to `coll` durable."""
-
-    @abstractmethod
-    def _save_meta(self, meta: StoreMeta) -> None:
-        """Replace the stored `StoreMeta` (atomically)."""
-
-    @abstractmethod
-    def optimize(self) -> None: ...
-
-    @abstractmethod
-    def compact(self) -> bool: ...
-
-    @abstractmethod
-    def close(self) -> None: ...
 
     def refresh_lexical(self) -> int:
         """Re-encode every memory's lexical vector when they were encoded by an older
@@ -360,7 +97,7 @@ class QdrantStore(ABC, Generic[C]):
         batch: list[tuple[str, SparseTerms]] = []
         for payload in self._scroll_all(Collection.MEMORIES, None):
             memory = from_payload(Memory, payload)
-            batch.append((memory.id, _lexical(memory, payload.get(CONTEXT_KEY))))
+            batch.append((memory.id, lexical_terms(memory, payload.get(CONTEXT_KEY))))
             if len(batch) == _REENCODE_BATCH:
                 self._set_sparse(Collection.MEMORIES, batch)
                 done, batch = done + len(batch), []
@@ -398,7 +135,7 @@ class QdrantStore(ABC, Generic[C]):
         for rows in split:
             require_vectors(len(rows), list(rows), self._meta.dimension, "parts")
         if memories:
-            points = list(map(_memory_point, memories, vectors, given, split))
+            points = list(map(memory_point, memories, vectors, given, split))
             self._upsert(Collection.MEMORIES, points)
             self._durable(Collection.MEMORIES)
 
@@ -429,7 +166,7 @@ class QdrantStore(ABC, Generic[C]):
             points.append(PointData(memory.id, payload))
         self._overwrite_payloads(Collection.MEMORIES, points)
         retagged = [
-            (m.id, _lexical(m, stored[m.id].get(CONTEXT_KEY)))
+            (m.id, lexical_terms(m, stored[m.id].get(CONTEXT_KEY)))
             for m in memories
             if stored[m.id]["tags"] != m.tags or stored[m.id].get("speaker") != m.speaker
         ]
@@ -482,7 +219,7 @@ class QdrantStore(ABC, Generic[C]):
 
     def search_dense(self, vector: Vector, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         require_vectors(1, [vector], self._meta.dimension, "query")
-        dense = _floats(vector)
+        dense = floats(vector)
         return self._scored(self._search_settled(DENSE, dense, self._cond(flt), limit))
 
     def search_ids(
@@ -491,7 +228,7 @@ class QdrantStore(ABC, Generic[C]):
         require_vectors(1, [vector], self._meta.dimension, "query")
         if context and not self._context:
             return []
-        using, dense, cond = CONTEXT if context else DENSE, _floats(vector), self._cond(flt)
+        using, dense, cond = CONTEXT if context else DENSE, floats(vector), self._cond(flt)
         hits = self._search_settled(using, dense, cond, limit, fields=IDS_ONLY)
         return [(h.id, h.score) for h in hits]
 
@@ -511,13 +248,13 @@ class QdrantStore(ABC, Generic[C]):
         require_vectors(1, [vector], self._meta.dimension, "query")
         if context and not self._context:
             return {}
-        return self._scores_of(ids, CONTEXT if context else DENSE, _floats(vector))
+        return self._scores_of(ids, CONTEXT if context else DENSE, floats(vector))
 
     def part_cosines(self, vector: Vector, ids: Sequence[str]) -> dict[str, float]:
         require_vectors(1, [vector], self._meta.dimension, "query")
         if not self._parts:
             return {}
-        return self._scores_of(ids, PARTS, [_floats(vector)])
+        return self._scores_of(ids, PARTS, [floats(vector)])
 
     def _scores_of(self, ids: Sequence[str], using: str, query: QueryVector) -> dict[str, float]:
         """The named memories' scores on one vector: a search restricted to them, ids
@@ -537,47 +274,15 @@ class QdrantStore(ABC, Generic[C]):
         limit: int,
         fields: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """The top `limit` memories, equal scores in id order.
+        """The top `limit` memories, equal scores in id order (`store/ties.py`)."""
 
-        Among equally scored points at the cut, Qdrant returns an arbitrary subset in an
-        order that follows its index layout, which differs between two stores built from
-        the same data; BM25 scores tie often (one shared term, equal lengths). One hit
-        past the cut shows whether a tie crosses it; only then is the whole tie group
-        looked up (ids and scores alone) and cut by id, so the same data and query give
-        the same candidates in every store.
-        """
-        hits = self._search(Collection.MEMORIES, using, vector, cond, limit + 1, fields)
-        if len(hits) > limit and hits[limit].score == hits[limit - 1].score:
-            hits = self._settle_tie(using, vector, cond, limit, hits, fields)
-        return sorted(hits, key=_best_then_id)[:limit]
+        def search(count: int, reading: Sequence[str] | None) -> list[Hit]:
+            return self._search(Collection.MEMORIES, using, vector, cond, count, reading)
 
-    def _settle_tie(
-        self,
-        using: str,
-        vector: QueryVector,
-        cond: C | None,
-        limit: int,
-        hits: list[Hit],
-        fields: Sequence[str] | None,
-    ) -> list[Hit]:
-        boundary = hits[limit - 1].score
-        fetch = limit + TIE_MARGIN
-        while True:
-            light = self._search(Collection.MEMORIES, using, vector, cond, fetch, IDS_ONLY)
-            if len(light) < fetch or light[-1].score < boundary or fetch >= limit * TIE_REACH:
-                break
-            fetch = min(fetch * 2, limit * TIE_REACH)
-        chosen = sorted(light, key=_best_then_id)[:limit]
-        known = {h.id: h for h in hits}
-        score = {h.id: h.score for h in chosen}
-        missing = [memory_id for memory_id in score if memory_id not in known]
-        if fields == IDS_ONLY:
-            known.update((memory_id, Hit(memory_id, {}, score[memory_id])) for memory_id in missing)
-        else:
-            for payload in self._retrieve(Collection.MEMORIES, missing, fields):
-                memory_id = str(payload["id"])
-                known[memory_id] = Hit(memory_id, payload, score[memory_id])
-        return [known[memory_id] for memory_id in score if memory_id in known]
+        def retrieve(ids: Sequence[str], reading: Sequence[str] | None) -> list[Payload]:
+            return self._retrieve(Collection.MEMORIES, ids, reading)
+
+        return settled_hits(search, retrieve, limit, fields)
 
     def scroll_memories(
         self, flt: MemoryFilter, limit: int, offset: str | None = None
@@ -630,7 +335,7 @@ class QdrantStore(ABC, Generic[C]):
         require_point_ids(e.id for e in entities)
         require_vectors(len(entities), vectors, self._meta.dimension, "entities")
         points = [
-            PointData(e.id, to_payload(e), dense=_floats(v))
+            PointData(e.id, to_payload(e), dense=floats(v))
             for e, v in zip(entities, vectors, strict=True)
         ]
         self._write(Collection.ENTITIES, points)
@@ -655,7 +360,7 @@ class QdrantStore(ABC, Generic[C]):
 
     def search_entities(self, vector: Vector, limit: int) -> list[ScoredEntity]:
         require_vectors(1, [vector], self._meta.dimension, "query")
-        hits = self._search(Collection.ENTITIES, DENSE, _floats(vector), None, limit)
+        hits = self._search(Collection.ENTITIES, DENSE, floats(vector), None, limit)
         return [ScoredEntity(from_payload(Entity, h.payload), h.score) for h in hits]
 
     def delete_entities(self, ids: Sequence[str]) -> None:
@@ -732,7 +437,7 @@ class QdrantStore(ABC, Generic[C]):
             require_vectors(1, [context], self._meta.dimension, "contexts")
         parts = point.parts if self._parts else []
         require_vectors(len(parts), parts, self._meta.dimension, "parts")
-        sparse = _lexical(memory, point.payload.get(CONTEXT_KEY))
+        sparse = lexical_terms(memory, point.payload.get(CONTEXT_KEY))
         return PointData(pid, dict(point.payload), dense, sparse, context, parts or None)
 
     # --- helpers ----------------------------------------------------------------------
@@ -747,22 +452,3 @@ class QdrantStore(ABC, Generic[C]):
         wanted = point_ids(ids)
         found = {p["id"]: p for p in self._retrieve(coll, list(dict.fromkeys(wanted)))}
         return [from_payload(model, found[i]) for i in wanted if i in found]
-
-    def _scroll_all(self, coll: Collection, cond: C | None) -> Iterator[Payload]:
-        offset: str | None = None
-        while True:
-            page, offset = self._scroll(coll, cond, 256, offset)
-            yield from page
-            if offset is None:
-                return
-
-    def _write(self, coll: Collection, points: Sequence[PointData]) -> None:
-        if points:
-            self._upsert(coll, points)
-            self._durable(coll)
-
-    def _delete_ids(self, coll: Collection, ids: Sequence[str]) -> None:
-        valid = point_ids(ids)
-        if valid:
-            self._delete(coll, valid)
-            self._durable(coll)

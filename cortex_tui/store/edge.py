@@ -32,21 +32,7 @@ from cortex_tui.config import COMPACT_AFTER
 from cortex_tui.errors import StoreDamagedError, StoreError
 from cortex_tui.models import utcnow
 from cortex_tui.private import open_private, private_dir
-from cortex_tui.store.backend import (
-    CONTEXT,
-    DENSE,
-    LEXICAL,
-    PARTS,
-    Collection,
-    Hit,
-    Payload,
-    PointData,
-    QdrantStore,
-    QueryVector,
-    dense_only,
-    parts_only,
-    require_embedder,
-)
+from cortex_tui.store.backend import QdrantStore
 from cortex_tui.store.base import StoredPoint, StoreMeta
 from cortex_tui.store.edge_layout import MEMORY_VECTORS, payload_indexes, shard_config
 from cortex_tui.store.filters import JOURNAL_ORDER_FIELD
@@ -59,6 +45,20 @@ from cortex_tui.store.integrity import (
 )
 from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 from cortex_tui.store.lock import StoreLock
+from cortex_tui.store.points import (
+    CONTEXT,
+    DENSE,
+    LEXICAL,
+    PARTS,
+    Collection,
+    Hit,
+    Payload,
+    PointData,
+    QueryVector,
+    dense_only,
+    parts_only,
+    require_embedder,
+)
 
 META_NAME = "meta.json"
 _SALVAGE_PAGE = 256

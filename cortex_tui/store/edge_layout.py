@@ -19,8 +19,8 @@ from __future__ import annotations
 import qdrant_edge as qe
 
 from cortex_tui.config import COMPACT_AFTER
-from cortex_tui.store.backend import CONTEXT, DENSE, LEXICAL, PARTS, Collection
 from cortex_tui.store.indexes import IndexKind, indexed_fields
+from cortex_tui.store.points import CONTEXT, DENSE, LEXICAL, PARTS, Collection
 
 _UNUSED_SPARSE = "none"
 IndexSchema = (

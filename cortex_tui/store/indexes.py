@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from cortex_tui.store.backend import Collection
 from cortex_tui.store.filters import (
     JOURNAL_ORDER_FIELD,
     MEMORY_DATETIME_FIELDS,
@@ -17,6 +16,7 @@ from cortex_tui.store.filters import (
     RELATION_DATETIME_FIELDS,
     RELATION_KEYWORD_FIELDS,
 )
+from cortex_tui.store.points import Collection
 
 IndexKind = Literal["keyword", "prefix", "datetime", "integer", "text"]
 """keyword: exact matches and facets; prefix: a keyword that also matches by prefix;

@@ -32,7 +32,11 @@ from qdrant_client import models as qm
 
 from cortex_tui.errors import CortexError, StoreError
 from cortex_tui.models import utcnow
-from cortex_tui.store.backend import (
+from cortex_tui.store.backend import QdrantStore
+from cortex_tui.store.base import StoredPoint, StoreMeta
+from cortex_tui.store.indexes import IndexKind, indexed_fields
+from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
+from cortex_tui.store.points import (
     CONTEXT,
     DENSE,
     LEXICAL,
@@ -41,15 +45,11 @@ from cortex_tui.store.backend import (
     Hit,
     Payload,
     PointData,
-    QdrantStore,
     QueryVector,
     dense_only,
     parts_only,
     require_embedder,
 )
-from cortex_tui.store.base import StoredPoint, StoreMeta
-from cortex_tui.store.indexes import IndexKind, indexed_fields
-from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 
 MEMORY_LOCATION = ":memory:"
 _META_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "cortex-tui:store-meta"))

@@ -247,7 +247,7 @@ class CortexApp(App[None]):
                 self.call_from_thread(self._failed, failure)
                 return
         try:
-            vitals: Vitals | None = self.engine.vitals()
+            vitals: Vitals | None = self.engine.upkeep.vitals()
         except Exception:
             vitals = None
         if not get_current_worker().is_cancelled:  # else a newer probe answers

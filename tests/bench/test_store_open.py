@@ -17,7 +17,7 @@ def _store_of_forty(tmp_path: Path, embedder: Embedder) -> Path:
     ]
     engine.insert([engine.materialise(draft) for draft in drafts])
     store = Path(engine.store.location)
-    assert engine.stats().total == 40
+    assert engine.overview.stats().total == 40
     engine.close()
     return store
 

@@ -64,4 +64,4 @@ def test_vectors_of_the_wrong_shape_are_refused_and_nothing_is_stored(
     bad = np.full((len(memories), engine.embedder.dimension), np.nan, dtype=np.float32)
     with pytest.raises(InvalidInputError, match="NaN"):
         engine.insert(memories, vectors=bad)
-    assert engine.stats().total == 0
+    assert engine.overview.stats().total == 0

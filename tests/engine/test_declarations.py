@@ -12,14 +12,26 @@ import pytest
 
 from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.local import LocalEngine
-from cortex_tui.engine.operations import OPERATIONS, operation_of
-from cortex_tui.engine.protocol import Engine, EntityGraph
+from cortex_tui.engine.operations import OPERATIONS, PARTS, operation_of
+from cortex_tui.engine.parts.curation import LocalCuration
+from cortex_tui.engine.parts.overview import LocalOverview
+from cortex_tui.engine.parts.upkeep import LocalUpkeep
+from cortex_tui.engine.protocol import Engine, EntityGraph, Overview, Upkeep
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.graph.service import GraphService
 
+PERFORMERS: dict[str | None, type] = {
+    None: LocalEngine,
+    "graph": GraphService,
+    "curation": LocalCuration,
+    "overview": LocalOverview,
+    "upkeep": LocalUpkeep,
+}
+"""Which class performs each part's operations in the calling process."""
+
 
 def implementation(operation: Operation) -> Any:
-    return getattr(GraphService if operation.on_graph else LocalEngine, operation.method)
+    return getattr(PERFORMERS[operation.part], operation.method)
 
 
 @pytest.mark.parametrize("operation", OPERATIONS, ids=lambda op: op.name)
@@ -39,11 +51,13 @@ def test_the_implementation_takes_the_declared_arguments_with_the_same_defaults(
 
 
 def test_every_protocol_method_but_the_plumbing_is_a_declared_operation() -> None:
-    plumbing = {"graph", "now", "export", "close"}
+    plumbing = {*PARTS, "now", "export", "close"}
     methods = {name for name in vars(Engine) if not name.startswith("_")} - plumbing
-    graph = {name for name in vars(EntityGraph) if not name.startswith("_")}
-    assert methods == {op.method for op in OPERATIONS if not op.on_graph}
-    assert graph == {op.method for op in OPERATIONS if op.on_graph}
+    assert methods == {op.method for op in OPERATIONS if op.part is None}
+    assert set(PERFORMERS) == {None, *PARTS}
+    for part, protocol in PARTS.items():
+        declared = {name for name in vars(protocol) if not name.startswith("_")}
+        assert declared == {op.method for op in OPERATIONS if op.part == part}, part
     assert len({op.name for op in OPERATIONS}) == len(OPERATIONS)
 
 
@@ -68,7 +82,7 @@ def test_a_call_becomes_the_operation_request_with_only_the_given_fields() -> No
 
 
 def test_the_declared_constraints_are_checked_on_the_request() -> None:
-    day = operation_of(Engine.day)
+    day = operation_of(Overview.day)
     with pytest.raises(ValueError, match="limit"):
         day.request_for(("2026-11-27",), {"limit": 0})
     request = day.request_for(("2026-11-27",), {})
@@ -79,18 +93,20 @@ def test_the_remote_client_has_exactly_the_declared_methods(tmp_path: Path) -> N
     remote = RemoteEngine.over_socket(tmp_path)
     try:
         for operation in OPERATIONS:
-            owner = remote.graph if operation.on_graph else remote
+            owner = remote if operation.part is None else getattr(remote, operation.part)
             assert callable(getattr(owner, operation.method)), operation.method
         with pytest.raises(AttributeError):
             remote.recal  # noqa: B018
         with pytest.raises(AttributeError):
             remote.graph.purge  # noqa: B018
+        with pytest.raises(AttributeError):
+            remote.purge  # noqa: B018  (upkeep: remote.upkeep.purge)
     finally:
         remote.close()
 
 
 def test_descriptions_are_the_first_paragraph_of_the_docstring() -> None:
-    lifecycle = operation_of(Engine.lifecycle)
+    lifecycle = operation_of(Upkeep.lifecycle)
     assert lifecycle.description.startswith("Expire, decay, archive and consolidate")
     assert "backup" not in lifecycle.description  # the second paragraph is for readers
     assert operation_of(Engine.save_weight_profile).response is None

@@ -30,12 +30,12 @@ def test_uses_wait_for_one_opening_and_reach_the_engine(
     deferred = DeferredEngine(opener)
     deferred.start()
     with ThreadPoolExecutor(4) as pool:
-        counts = [pool.submit(lambda: deferred.stats().total) for _ in range(4)]
+        counts = [pool.submit(lambda: deferred.overview.stats().total) for _ in range(4)]
         release.set()
         assert [c.result() for c in counts] == [0] * 4
     deferred.remember(MemoryDraft(content="The staging database is pg-staging."))
     assert len(opened) == 1
-    assert opened[0].stats().total == 1
+    assert opened[0].overview.stats().total == 1
     deferred.close()
     make_engine(tmp_path / "home", hashing_embedder).close()  # closed: the lock is free
 
@@ -50,7 +50,7 @@ def test_a_failed_opening_is_raised_to_every_caller_and_close_is_quiet() -> None
     deferred = DeferredEngine(opener)
     for _ in range(2):
         with pytest.raises(StoreError, match="damaged"):
-            deferred.stats()
+            deferred.overview.stats()
     assert len(calls) == 1
     deferred.close()
 
@@ -77,7 +77,7 @@ def test_an_abandoned_wait_lets_callers_go_and_the_engine_is_closed_when_it_arri
     deferred.start()
     with ThreadPoolExecutor(1) as pool:
         # Not `deferred.stats`: looking the attribute up is what waits for the opening.
-        waiting = pool.submit(lambda: deferred.stats())  # noqa: PLW0108
+        waiting = pool.submit(lambda: deferred.overview.stats())  # noqa: PLW0108
         deferred.abandon()
         with pytest.raises(OpeningAbandoned):
             waiting.result(timeout=5)

@@ -63,7 +63,7 @@ def _fill(engine: LocalEngine, count: int = 24) -> list[Memory]:
 
 def test_the_map_draws_every_current_memory_and_keeps_its_axes(engine: LocalEngine) -> None:
     stored = _fill(engine)
-    first = engine.memory_map()
+    first = engine.overview.memory_map()
     assert first.total == len(stored) and sorted(first.ids) == sorted(m.id for m in stored)
     assert len(first.x) == len(first.y) == len(first.types) == len(first.ids)
     assert first.fitted_on == len(stored) and 0 < first.explained[0] <= 1
@@ -72,23 +72,23 @@ def test_the_map_draws_every_current_memory_and_keeps_its_axes(engine: LocalEngi
 
     # One more memory: it is placed on the same axes; the others do not move.
     added = engine.remember(MemoryDraft(content="Grafana dashboards live in the ops repo"))
-    second = engine.memory_map()
+    second = engine.overview.memory_map()
     assert second.total == len(stored) + 1 and added.memory.id in second.ids
     again = dict(zip(second.ids, zip(second.x, second.y, strict=True), strict=True))
     assert all(again[memory_id] == point for memory_id, point in where.items())
     assert second.fitted_on == len(stored)
 
     # Refitting takes every point drawn into the axes.
-    assert engine.memory_map(refit=True).fitted_on == len(stored) + 1
+    assert engine.overview.memory_map(refit=True).fitted_on == len(stored) + 1
 
 
 def test_superseded_versions_are_drawn_only_when_asked(engine: LocalEngine) -> None:
     _fill(engine, 8)
     old = engine.remember(MemoryDraft(content="The API listens on port 8443")).memory
     new = engine.update(old.id, content="The API listens on port 9000")
-    hidden = engine.memory_map()
+    hidden = engine.overview.memory_map()
     assert old.id not in hidden.ids and new.id in hidden.ids
-    shown = engine.memory_map(superseded=True)
+    shown = engine.overview.memory_map(superseded=True)
     assert old.id in shown.ids
     assert shown.superseded[shown.ids.index(old.id)] is True
     assert shown.superseded[shown.ids.index(new.id)] is False
@@ -97,7 +97,7 @@ def test_superseded_versions_are_drawn_only_when_asked(engine: LocalEngine) -> N
 def test_a_query_is_placed_with_its_results_in_recall_order(engine: LocalEngine) -> None:
     _fill(engine)
     query = "where are the production secrets"
-    placed = engine.memory_map(query=query, top_k=5)
+    placed = engine.overview.memory_map(query=query, top_k=5)
     ranked = engine.recall(RecallRequest(query=query, limit=5, update_access=False))
     assert [hit.id for hit in placed.hits] == [r.memory.id for r in ranked.results]
     assert [hit.rank for hit in placed.hits] == [1, 2, 3, 4, 5]
@@ -129,7 +129,7 @@ def test_the_same_store_gives_the_same_map(tmp_path: Path, hashing_embedder: Emb
         try:
             for text in TOPICS * 3:
                 engine.remember(MemoryDraft(content=text, project=name))
-            found = engine.memory_map()
+            found = engine.overview.memory_map()
             maps.append(sorted(zip(found.types, found.x, found.y, strict=True)))
         finally:
             engine.close()
@@ -149,16 +149,16 @@ def test_words_count_memories_not_mentions_and_merge_entities_tags_and_words(
             )
         )
     engine.remember(MemoryDraft(content="The atlas API is written in FastAPI", project="atlas"))
-    cloud = engine.word_cloud()
+    cloud = engine.overview.word_cloud()
     counts = {term.term.casefold(): term for term in cloud.terms}
     assert counts["kafka"].count == 4 and counts["kafka"].kind == "tag"
     assert [t.term.casefold() for t in cloud.terms].count("kafka") == 1
     for dropped in ("the", "see", "kubectl", "logs", "https", "example", "b", "now", "is"):
         assert dropped not in counts, dropped
     assert counts["alert"].count == 4
-    only_atlas = engine.word_cloud(project="atlas")
+    only_atlas = engine.overview.word_cloud(project="atlas")
     assert only_atlas.memories == 1 and "kafka" not in {t.term for t in only_atlas.terms}
-    assert engine.word_cloud(type=MemoryType.RULE).memories == 0
+    assert engine.overview.word_cloud(type=MemoryType.RULE).memories == 0
 
 
 def test_an_entity_counts_as_one_phrase(engine: LocalEngine) -> None:
@@ -170,7 +170,7 @@ def test_an_entity_counts_as_one_phrase(engine: LocalEngine) -> None:
     )
     stored = engine.store.get_memories(ids)
     engine.store.update_memories([m.model_copy(update={"entity_ids": [entity.id]}) for m in stored])
-    terms = {term.term: term for term in engine.word_cloud().terms}
+    terms = {term.term: term for term in engine.overview.word_cloud().terms}
     assert terms["GitHub Actions"].count == 3 and terms["GitHub Actions"].kind == "entity"
     assert "github" not in {t.casefold() for t in terms if t != "GitHub Actions"}
 
@@ -181,7 +181,7 @@ def test_the_timeline_counts_created_superseded_and_captured_per_day(
     stored = _fill(engine)
     old = engine.remember(MemoryDraft(content="The API listens on port 8443")).memory
     engine.update(old.id, content="The API listens on port 9000")
-    timeline = engine.timeline(14)
+    timeline = engine.overview.timeline(14)
     assert len(timeline.days) == 14 and timeline.days[-1].day == NOW.date().isoformat()
     by_day = {day.day: day for day in timeline.days}
     for offset in range(10):
@@ -192,19 +192,19 @@ def test_the_timeline_counts_created_superseded_and_captured_per_day(
         assert by_day[day].captured == sum(m.source == "hook" for m in made), day
     assert by_day[NOW.date().isoformat()].superseded == 1
     assert sum(day.created for day in timeline.days) == len(stored) + 2
-    today = engine.day(NOW.date())
+    today = engine.overview.day(NOW.date())
     assert old.id in [m.id for m in today.superseded]
     assert {m.content for m in today.created} >= {"The API listens on port 9000"}
-    quiet = engine.day(NOW.date() - timedelta(days=40))
+    quiet = engine.overview.day(NOW.date() - timedelta(days=40))
     assert quiet.created == [] and quiet.superseded == []
 
 
 def test_forgotten_memories_leave_the_views(engine: LocalEngine) -> None:
     stored = _fill(engine, 6)
-    before = engine.timeline(30)
+    before = engine.overview.timeline(30)
     engine.forget(stored[0].id)
-    assert stored[0].id not in engine.memory_map().ids
-    after = engine.timeline(30)
+    assert stored[0].id not in engine.overview.memory_map().ids
+    after = engine.overview.timeline(30)
     assert sum(d.created for d in after.days) == sum(d.created for d in before.days) - 1
 
 
@@ -213,7 +213,7 @@ def test_vitals_read_the_spool_the_hook_log_and_the_last_capture(
 ) -> None:
     stored = _fill(engine)
     home = engine.settings.home
-    calm = engine.vitals()
+    calm = engine.upkeep.vitals()
     assert calm.memories == len(stored) and calm.spool_pending == 0 and calm.spool_ok
     assert calm.last_capture == max(m.created_at for m in stored if m.source == "hook")
     assert calm.llm == "none" and calm.store_bytes > 0 and calm.concerns == []
@@ -231,7 +231,7 @@ def test_vitals_read_the_spool_the_hook_log_and_the_last_capture(
     lines.append("a torn line")
     (logs / "hooks.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
     spool_waiting_turn(home, 3600)
-    worried = engine.vitals()
+    worried = engine.upkeep.vitals()
     pre, post = worried.hooks
     assert (pre.runs, pre.failures, pre.p50_ms) == (6, 1, 40.0)
     assert pre.p95_ms == 900.0 and "HookTimeout" in (pre.last_failure or "")
@@ -251,7 +251,7 @@ def test_conflicted_memories_are_marked_on_the_map(engine: LocalEngine) -> None:
     engine.store.update_memories(
         [a.model_copy(update={"conflict_status": ConflictStatus.ACTIVE, "conflict_group_id": "g"})]
     )
-    drawn = engine.memory_map()
+    drawn = engine.overview.memory_map()
     assert drawn.conflicted[drawn.ids.index(a.id)] is True
     assert sum(drawn.conflicted) == 1
 
@@ -267,7 +267,7 @@ def test_the_health_figures_read_what_real_hooks_log(
         assert hook(home, "pre", prompt).returncode == 0
     engine = make_engine(home, hashing_embedder)
     try:
-        pre, post = engine.vitals().hooks
+        pre, post = engine.upkeep.vitals().hooks
     finally:
         engine.close()
     assert (pre.runs, pre.failures, post.runs) == (3, 0, 0)
@@ -285,5 +285,5 @@ def test_rotated_hook_logs_are_read_back_to_the_day_they_cover(engine: LocalEngi
     (logs / "hooks.log.2").write_text(line(50, 1) + line(30, 2), encoding="utf-8")
     (logs / "hooks.log.1").write_text(line(20, 10) + line(10, 20), encoding="utf-8")
     (logs / "hooks.log").write_text(line(1, 30), encoding="utf-8")
-    pre, _ = engine.vitals().hooks
+    pre, _ = engine.upkeep.vitals().hooks
     assert (pre.runs, pre.p50_ms) == (3, 20.0)  # the day's three; none from the days before

@@ -126,7 +126,7 @@ def test_forgotten_memories_are_not_recalled(engine: LocalEngine) -> None:
     memory_id = remember(engine, "The VPN needs the hardware token")
     engine.forget(memory_id)
     assert ids(engine, "VPN hardware token") == []
-    assert engine.purge() == 1
+    assert engine.upkeep.purge() == 1
 
 
 def test_active_conflict_is_penalised_and_annotated(engine: LocalEngine) -> None:

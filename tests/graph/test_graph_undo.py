@@ -79,7 +79,7 @@ def test_undo_of_a_merge_puts_both_entities_relations_and_links_back(
     with pytest.raises(NotFoundError):
         engine.graph.get(source.id)
 
-    (undone,) = engine.undo()
+    (undone,) = engine.curation.undo()
 
     assert undone.action == "entity-merge"
     assert "'Postgres'" in undone.payload["note"] and "'PostgreSQL'" in undone.payload["note"]
@@ -109,7 +109,7 @@ def test_merge_entry_is_written_before_the_merge_so_a_crash_halfway_undoes(
     assert snapshot(engine) != before
     assert [e.action for e in engine.store.journal()] == ["entity-merge"]
 
-    engine.undo()
+    engine.curation.undo()
     assert snapshot(engine) == before
 
 
@@ -123,7 +123,7 @@ def test_mentions_linked_after_a_merge_survive_its_undo(
     into = engine.graph.get("PostgreSQL")
     assert later.entity_ids == [into.id] and later.id in into.memory_ids
 
-    engine.undo()
+    engine.curation.undo()
 
     assert later.id in engine.graph.get(into.id).memory_ids  # still linked both ways
     assert engine.store.get_memories([later.id])[0].entity_ids == [into.id]
@@ -135,7 +135,7 @@ def test_undo_of_an_alias(engine: LocalEngine, databases: dict[str, str]) -> Non
     engine.graph.add_alias("PostgreSQL", "primary db")
     assert engine.graph.get("primary db").name == "PostgreSQL"
 
-    (undone,) = engine.undo()
+    (undone,) = engine.curation.undo()
 
     assert undone.action == "entity-alias" and "'primary db'" in undone.payload["note"]
     assert snapshot(engine) == before
@@ -149,7 +149,7 @@ def test_an_alias_already_there_is_not_journalled(
     engine.graph.add_alias("Postgres", "PGSQL")
     assert engine.store.journal() == []
     with pytest.raises(InvalidInputError, match="nothing to undo"):
-        engine.undo()
+        engine.curation.undo()
 
 
 def test_undo_of_a_rename_restores_the_name_and_its_vector(
@@ -162,7 +162,7 @@ def test_undo_of_a_rename_restores_the_name_and_its_vector(
     assert engine.graph.rename(pg.id, "Primary Postgres cluster") == renamed  # no-op
     assert len(engine.store.journal()) == 1
 
-    (undone,) = engine.undo()
+    (undone,) = engine.curation.undo()
 
     assert undone.action == "entity-rename"
     assert "'pg'" in undone.payload["note"] and "Primary Postgres cluster" in undone.payload["note"]
@@ -183,7 +183,7 @@ def test_several_entity_actions_undo_newest_first(
     engine.graph.add_alias("Primary database", "main db")
     engine.graph.merge("pg", "Primary database")
 
-    undone = engine.undo(4)
+    undone = engine.curation.undo(4)
 
     assert [e.action for e in undone] == [
         "entity-merge",
@@ -199,7 +199,7 @@ def test_memory_and_entity_undo_interleave(engine: LocalEngine, databases: dict[
     before = snapshot(engine)
     engine.forget(databases["d"])
     engine.graph.merge("Postgres", "PostgreSQL")
-    assert [e.action for e in engine.undo(2)] == ["entity-merge", "forget"]
+    assert [e.action for e in engine.curation.undo(2)] == ["entity-merge", "forget"]
     assert snapshot(engine) == before
 
 
@@ -213,7 +213,7 @@ def test_an_entry_from_before_entity_undo_still_undoes(engine: LocalEngine) -> N
     )
     engine.store.update_memories([memory.model_copy(update={"status": MemoryStatus.DELETED})])
     engine.store.append_journal(old)
-    (undone,) = engine.undo()
+    (undone,) = engine.curation.undo()
     assert undone.id == old.id
     assert engine.store.get_memories([memory.id]) == [memory]
 
@@ -232,7 +232,7 @@ def test_engine_undo_drops_the_graph_index(engine: LocalEngine, databases: dict[
     source = engine.graph.get("Postgres")
     engine.graph.merge("Postgres", "PostgreSQL")
     assert source.id not in engine.graph_index().entities
-    engine.undo()
+    engine.curation.undo()
     assert source.id in engine.graph_index().entities
 
 

@@ -181,7 +181,7 @@ def test_consolidation_leaves_what_a_person_resolved(engine: LocalEngine) -> Non
         conflict_group_id="g1",
         conflict_status=ConflictStatus.ACTIVE,
     )
-    engine.resolve("g1", kept.id)
+    engine.curation.resolve("g1", kept.id)
     twin = add(engine, "The release train leaves on Tuesday.")
     report = run(engine)
     assert report.merges == []
@@ -222,14 +222,14 @@ def test_conflict_auto_resolution_keeps_the_most_confident(engine: LocalEngine) 
         assert won.supersedes_id == loser.id
         assert lost.valid_to == NOW and lost.superseded_by_id == winner.id
         assert lost.conflict_status is ConflictStatus.RESOLVED
-    assert engine.conflicts() == []
+    assert engine.curation.conflicts() == []
 
 
 def test_conflict_auto_resolution_never_overrides_a_person(engine: LocalEngine) -> None:
     dismissed = _group(
         engine, "g-dismissed", ("Deploys on Monday", 0.6, 1), ("Deploys on Friday", 0.9, 2)
     )
-    engine.dismiss("g-dismissed")
+    engine.curation.dismiss("g-dismissed")
     mixed = _group(engine, "g-mixed", ("Port is 8080", 0.6, 1), ("Port is 9090", 0.9, 2))
     engine.store.update_memories(
         [mixed[0].model_copy(update={"conflict_status": ConflictStatus.DISMISSED})]
@@ -238,7 +238,7 @@ def test_conflict_auto_resolution_never_overrides_a_person(engine: LocalEngine) 
     reopened = _group(
         engine, "g-person", ("Staging DB is pg1", 0.6, 1), ("Staging DB is pg2", 0.9, 2)
     )
-    engine.resolve("g-person", reopened[0].id)
+    engine.curation.resolve("g-person", reopened[0].id)
     engine.store.update_memories(
         [
             m.model_copy(
@@ -317,6 +317,6 @@ def test_undo_reverses_a_whole_run(engine: LocalEngine) -> None:
     memories_before, journal_before = snapshot(engine)
     report = run(engine)
     assert len(report.journal_ids) == 4
-    undone = engine.undo(len(report.journal_ids))
+    undone = engine.curation.undo(len(report.journal_ids))
     assert [e.id for e in undone] == report.journal_ids[::-1]
     assert snapshot(engine) == (memories_before, journal_before)

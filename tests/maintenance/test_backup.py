@@ -50,8 +50,8 @@ def _fill(engine: LocalEngine) -> None:
     engine.insert([engine.materialise(d) for d in turns])
     engine.remember(MemoryDraft(content="The atlas team uses Postgres 15", project="atlas"))
     new = engine.remember(MemoryDraft(content="The atlas team uses MySQL 8", project="atlas"))
-    for group in engine.conflicts():
-        engine.resolve(group.id, new.memory.id)
+    for group in engine.curation.conflicts():
+        engine.curation.resolve(group.id, new.memory.id)
     atlas = Entity(name="Atlas", created_at=NOW)
     postgres = Entity(name="Postgres", created_at=NOW)
     relation = Relation(
@@ -79,7 +79,7 @@ def test_a_restored_backup_is_the_store_it_was_taken_from(tmp_path: Path, config
     engine = _open(settings)
     _fill(engine)
     before = _snapshot(engine)
-    report = engine.backup()
+    report = engine.upkeep.backup()
     assert report.info.counts["memories"] == engine.store.count_points("memories") > 300
     assert report.info.counts["journal"] >= 1 and report.info.counts["relations"] == 1
     assert before["context"], "the conversation's memories have context vectors"
@@ -95,7 +95,7 @@ def test_a_restored_backup_is_the_store_it_was_taken_from(tmp_path: Path, config
     engine = _open(settings)
     try:
         assert _snapshot(engine) == before
-        assert engine.undo(1)  # the journal came back with the memories it undoes
+        assert engine.curation.undo(1)  # the journal came back with the memories it undoes
     finally:
         engine.close()
     reasons = [info.reason for _, info in list_backups(settings.backups_path)]
@@ -120,7 +120,7 @@ def test_a_damaged_backup_is_refused_and_the_store_stays_as_it_was(
     settings = configure(tmp_path / "home", 384)
     engine = _open(settings)
     _fill(engine)
-    backup = Path(engine.backup().path)
+    backup = Path(engine.upkeep.backup().path)
     engine.remember(MemoryDraft(content="written after the backup, kept by the failed restore"))
     expected = list(engine.export())
     engine.close()
@@ -150,9 +150,9 @@ def test_lifecycle_backs_up_first_and_keeps_the_newest_automatic_backups(
     settings.backup.keep = 2
     engine = _open(settings)
     engine.remember(MemoryDraft(content="kept by hand"))
-    manual = engine.backup()
-    reports = [engine.lifecycle() for _ in range(3)]
-    dry = engine.lifecycle(dry_run=True)
+    manual = engine.upkeep.backup()
+    reports = [engine.upkeep.lifecycle() for _ in range(3)]
+    dry = engine.upkeep.lifecycle(dry_run=True)
     engine.close()
 
     assert all(r.backup for r in reports) and dry.backup is None
@@ -166,7 +166,7 @@ def test_restoring_an_automatic_backup_never_prunes_it(tmp_path: Path, configure
     settings.backup.keep = 1
     engine = _open(settings)
     engine.remember(MemoryDraft(content="The on-call rota changes on Mondays"))
-    source = engine.lifecycle().backup
+    source = engine.upkeep.lifecycle().backup
     engine.close()
     assert source is not None
 

@@ -20,8 +20,8 @@ def _by_name(checks: list[Check]) -> dict[str, Check]:
 
 def test_a_healthy_home_passes_every_check(engine: LocalEngine) -> None:
     engine.remember(MemoryDraft(content="The release train leaves on Thursdays"))
-    engine.backup()
-    report = engine.health(deep=True)
+    engine.upkeep.backup()
+    report = engine.upkeep.health(deep=True)
     assert report["ok"] is True
     assert [c["name"] for c in report["checks"]] == [
         "store data",
@@ -39,7 +39,7 @@ def test_each_warning_names_its_fix(engine: LocalEngine) -> None:
     checks = _by_name(checkup(engine.store, engine.settings, now))
     assert not checks["backup"].ok and checks["backup"].fix == "`cortex-tui backup`"
 
-    backup = Path(engine.backup().path)
+    backup = Path(engine.upkeep.backup().path)
     spool = home / "spool"
     spool.mkdir(exist_ok=True)
     waiting = {"key": "k1", "text": "user: hi", "at": time.time() - 3600}

@@ -75,7 +75,7 @@ def test_an_interrupted_reembed_resumes_with_what_it_made(tmp_path: Path, config
     changed = engine.get(done[0]).model_copy(update={"content": "release note: rewritten"})
     engine.insert([changed])  # the same id with another text (a content fix in place)
     engine.forget(done[1])
-    assert engine.purge() == 1
+    assert engine.upkeep.purge() == 1
     added = engine.remember(MemoryDraft(content="a memory written after the interruption"))
     engine.close()
 

@@ -71,7 +71,9 @@ def _import_lines(secret: Secret, other: Secret) -> list[str]:
 def _conflicted(engine: LocalEngine) -> str:
     engine.remember(MemoryDraft(content="The atlas team uses Postgres 15", project="atlas"))
     engine.remember(MemoryDraft(content="The atlas team uses MySQL 8", project="atlas"))
-    [group] = [g for g in engine.conflicts() if any("atlas" in m.content for m in g.members)]
+    [group] = [
+        g for g in engine.curation.conflicts() if any("atlas" in m.content for m in g.members)
+    ]
     return group.id
 
 
@@ -94,8 +96,8 @@ def test_every_way_into_the_engine_leaves_no_secret(engine: LocalEngine, tmp_pat
     updated = engine.update(
         plain.memory.id, content=in_env_file(SECRETS[1]), tags=["env", SECRETS[2].value]
     )
-    engine.merge(_conflicted(engine), in_prose(SECRETS[3]))
-    engine.import_lines(_import_lines(SECRETS[4], SECRETS[5]))
+    engine.curation.merge(_conflicted(engine), in_prose(SECRETS[3]))
+    engine.upkeep.import_lines(_import_lines(SECRETS[4], SECRETS[5]))
     notes = tmp_path / "notes"
     notes.mkdir()
     kept_out = "alice / Winter-is-coming-1999"
@@ -123,7 +125,7 @@ def test_every_way_into_the_engine_leaves_no_secret(engine: LocalEngine, tmp_pat
     tags = {t for m in stored for t in m.tags}
     assert not [t for t in tags for v in VALUES if v.casefold()[:12] in t]
     assert not secret_terms & stored_terms
-    backup = engine.backup()
+    backup = engine.upkeep.backup()
     context = engine.recall(RecallRequest(query="which key do the staging deploys use")).context
     assert "[secret: " in context and not any(v in context for v in VALUES)
     engine.close()

@@ -89,15 +89,15 @@ def test_update_history_restore_forget_undo(any_engine: Engine) -> None:
         "The API listens on port 9090",
     ]
     assert chain[0].valid_to is not None and chain[0].superseded_by_id == newer.id
-    restored = any_engine.restore(first)
+    restored = any_engine.curation.restore(first)
     assert restored.content == "The API listens on port 8080" and restored.valid_to is None
     assert len(any_engine.history(first)) == 3
     forgotten = any_engine.forget(restored.id)
     assert forgotten.status.value == "deleted"
-    any_engine.undo(1)
+    any_engine.curation.undo(1)
     assert any_engine.get(restored.id).status.value == "active"
     any_engine.forget(restored.id)
-    assert any_engine.purge() >= 1
+    assert any_engine.upkeep.purge() >= 1
 
 
 def test_conflict_groups_resolve_merge_dismiss(any_engine: Engine) -> None:
@@ -107,21 +107,21 @@ def test_conflict_groups_resolve_merge_dismiss(any_engine: Engine) -> None:
     )
     assert result.action is WriteAction.CONFLICT
     assert "Wednesday → Thursday" in result.reason and result.judge == "rules"
-    groups = any_engine.conflicts()
+    groups = any_engine.curation.conflicts()
     assert len(groups) == 1 and {m.id for m in groups[0].members} == {a, result.memory.id}
     why = next(m for m in groups[0].members if m.id == result.memory.id).decisions[-1]
     assert (why.action, why.reason, why.related_id) == (WriteAction.CONFLICT, result.reason, a)
-    kept = any_engine.resolve(groups[0].id, a)
+    kept = any_engine.curation.resolve(groups[0].id, a)
     assert kept.id == a
     loser = any_engine.get(result.memory.id)
     assert loser.conflict_status is ConflictStatus.RESOLVED and loser.superseded_by_id == a
-    assert any_engine.conflicts() == []
-    any_engine.undo(1)
-    group = any_engine.conflicts()[0]
-    merged = any_engine.merge(group.id, "Code freeze starts on Wednesday or Thursday")
+    assert any_engine.curation.conflicts() == []
+    any_engine.curation.undo(1)
+    group = any_engine.curation.conflicts()[0]
+    merged = any_engine.curation.merge(group.id, "Code freeze starts on Wednesday or Thursday")
     assert merged.content == "Code freeze starts on Wednesday or Thursday"
-    any_engine.undo(1)
-    dismissed = any_engine.dismiss(any_engine.conflicts()[0].id)
+    any_engine.curation.undo(1)
+    dismissed = any_engine.curation.dismiss(any_engine.curation.conflicts()[0].id)
     assert {m.conflict_status for m in dismissed} == {ConflictStatus.DISMISSED}
 
 
@@ -158,11 +158,11 @@ def test_profiles_lifecycle_stats_activity(any_engine: Engine) -> None:
     assert "default" in any_engine.weight_profiles()
     ranked = any_engine.recall(RecallRequest(query="flaky test", profile="precise"))
     assert ranked.results[0].breakdown.signals["type"].weight == 0.5
-    report = any_engine.lifecycle(dry_run=True)
+    report = any_engine.upkeep.lifecycle(dry_run=True)
     assert report.dry_run
-    stats = any_engine.stats()
+    stats = any_engine.overview.stats()
     assert stats.current == 1 and stats.by_scope == {"session": 1}
-    days = any_engine.activity(7)
+    days = any_engine.overview.activity(7)
     assert len(days) == 7 and sum(days.values()) == 1
     with pytest.raises(InvalidInputError):
         any_engine.save_weight_profile("bad name!", weights)
@@ -176,32 +176,32 @@ def test_export_import_round_trip(
     assert len(lines) == 2  # header + the memory
     target = make_engine(tmp_path / "copy", hashing_embedder)
     try:
-        report = target.import_lines(lines)
+        report = target.upkeep.import_lines(lines)
         assert report.memories == 1
         assert target.list_memories(MemoryFilter()).memories[0].tags == ["python"]
     finally:
         target.close()
-    assert any_engine.import_lines(lines).memories == 1  # upsert by id: no duplicate
-    assert any_engine.stats().total == 1
-    assert any_engine.health()["ok"] is True
+    assert any_engine.upkeep.import_lines(lines).memories == 1  # upsert by id: no duplicate
+    assert any_engine.overview.stats().total == 1
+    assert any_engine.upkeep.health()["ok"] is True
 
 
 def test_the_overview_views_answer_the_same_through_both(any_engine: Engine) -> None:
     old = remember(any_engine, "The API listens on port 8443", project="atlas")
     new = any_engine.update(old, content="The API listens on port 9000").id
     remember(any_engine, "Kafka consumers alert on lag", tags=["kafka"], project="lighthouse")
-    drawn = any_engine.memory_map(query="which port does the API use", top_k=2)
+    drawn = any_engine.overview.memory_map(query="which port does the API use", top_k=2)
     assert drawn.total == 2 and new in drawn.ids and old not in drawn.ids
     assert drawn.hits[0].id == new and drawn.query_x is not None
-    assert old in any_engine.memory_map(superseded=True).ids
-    terms = {term.term: term for term in any_engine.word_cloud(project="lighthouse").terms}
+    assert old in any_engine.overview.memory_map(superseded=True).ids
+    terms = {term.term: term for term in any_engine.overview.word_cloud(project="lighthouse").terms}
     assert terms["kafka"].count == 1 and terms["kafka"].kind == "tag"
     today = any_engine.now().date()
-    days = any_engine.timeline(7).days
+    days = any_engine.overview.timeline(7).days
     assert days[-1].day == today.isoformat()
     assert (days[-1].created, days[-1].superseded) == (3, 1)
-    listed = any_engine.day(today)
+    listed = any_engine.overview.day(today)
     assert {m.id for m in listed.superseded} == {old}
-    assert any_engine.vitals().memories == 3
+    assert any_engine.upkeep.vitals().memories == 3
     with pytest.raises(InvalidInputError):
-        any_engine.timeline(0)
+        any_engine.overview.timeline(0)

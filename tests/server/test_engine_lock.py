@@ -6,7 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
-from cortex_tui.engine.local import WRITE_BATCH, LocalEngine
+from cortex_tui.engine.core import WRITE_BATCH
+from cortex_tui.engine.local import LocalEngine
 from cortex_tui.maintenance.transfer import dump_line, header_line
 from cortex_tui.models import MemoryDraft
 from cortex_tui.server.engine_lock import EngineLock
@@ -119,5 +120,5 @@ def test_an_import_pauses_between_its_batches(engine: LocalEngine) -> None:
         dump_line(engine.materialise(MemoryDraft(content=f"Service {i} listens on port {i}")))
         for i in range(WRITE_BATCH * 2 + 1)
     ]
-    assert engine.import_lines(lines).memories == WRITE_BATCH * 2 + 1
+    assert engine.upkeep.import_lines(lines).memories == WRITE_BATCH * 2 + 1
     assert pauses == [0, 1]

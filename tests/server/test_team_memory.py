@@ -86,14 +86,14 @@ def test_members_conflicting_team_memories_are_one_conflict_group(server: TeamSe
         MemoryDraft(content="The web team's staging database runs PostgreSQL 16", scope=Scope.TEAM)
     )
     assert said.action.value == "conflict"
-    groups = alice.conflicts()
+    groups = alice.curation.conflicts()
     assert [len(group.members) for group in groups] == [2]
     assert {m.author for m in groups[0].members} == {"alice", "bob"}
-    assert bob.conflicts()[0].id == groups[0].id
-    assert carol.conflicts() == []  # another team's
-    kept = bob.resolve(groups[0].id, said.memory.id)
+    assert bob.curation.conflicts()[0].id == groups[0].id
+    assert carol.curation.conflicts() == []  # another team's
+    kept = bob.curation.resolve(groups[0].id, said.memory.id)
     assert "PostgreSQL 16" in kept.content
-    assert alice.conflicts() == []
+    assert alice.curation.conflicts() == []
 
 
 def test_joining_a_team_takes_effect_at_the_next_request(server: TeamServer) -> None:

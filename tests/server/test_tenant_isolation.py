@@ -659,7 +659,7 @@ def test_no_tenant_ever_sees_another(site: Site, tenants: int, steps: Steps) -> 
             check(me, others, "final read")
             assert (server.home / "tenants" / me.name).is_dir()
         owner = RemoteEngine.over_socket(server.home)  # the owner's store holds none of it
-        assert owner.stats().total == 0
+        assert owner.overview.stats().total == 0
         owner.close()
     finally:
         for me in members:

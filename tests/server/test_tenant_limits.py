@@ -50,5 +50,5 @@ def test_a_tenant_past_its_rate_is_told_to_slow_down(tmp_path: Path) -> None:
         assert "tenants.requests_per_minute (5)" in slowed.json()["message"]
         assert server.get("/v1/stats", bob).status_code == 200
         with pytest.raises(CortexError, match="requests_per_minute"):
-            server.engine(alice).stats()
+            server.engine(alice).overview.stats()
         assert httpx.get(f"{server.url}/v1/stats").status_code == 401  # no key: no bucket

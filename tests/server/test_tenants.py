@@ -37,8 +37,8 @@ def test_each_key_reaches_its_own_tenant_and_no_other(server: TeamServer) -> Non
     alice = server.engine(server.add_tenant("alice"))
     bob = server.engine(server.add_tenant("bob"))
     made = alice.remember(MemoryDraft(content="Alice's team deploys the billing API with Argo CD"))
-    assert alice.stats().total == 1
-    assert bob.stats().total == 0
+    assert alice.overview.stats().total == 1
+    assert bob.overview.stats().total == 0
     with pytest.raises(NotFoundError):
         bob.get(made.memory.id)
     with pytest.raises(NotFoundError):
@@ -71,12 +71,12 @@ def test_missing_unknown_malformed_and_revoked_keys_get_401_and_nothing_else(
     # Revoked from the CLI while carol's client is connected: refused from the next call.
     assert cli(server.home, "--home", str(server.home), "tenant", "revoke", "carol").returncode == 0
     with pytest.raises(ConfigError, match="refused the API key"):
-        carol.stats()
+        carol.overview.stats()
     rotated = cli(server.home, "--home", str(server.home), "tenant", "rotate", "carol")
     new_key = rotated.stdout.strip()
     assert rotated.returncode == 0 and new_key != key
     assert server.get("/v1/stats", key).status_code == 401
-    assert server.engine(new_key).stats().total == 1  # the memories stayed
+    assert server.engine(new_key).overview.stats().total == 1  # the memories stayed
 
 
 def test_routes_acting_on_the_server_are_not_a_tenants(server: TeamServer) -> None:
@@ -94,8 +94,8 @@ def test_routes_acting_on_the_server_are_not_a_tenants(server: TeamServer) -> No
     }
     dave = server.engine(key)
     with pytest.raises(InvalidInputError, match="own folder"):
-        dave.backup(str(server.home / "stolen.db"))
-    report = dave.backup(None)
+        dave.upkeep.backup(str(server.home / "stolen.db"))
+    report = dave.upkeep.backup(None)
     assert Path(report.path).is_relative_to(server.home / "tenants" / "dave")
     assert local_service.status(server.home) is not None  # still serving
 

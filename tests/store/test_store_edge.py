@@ -281,9 +281,9 @@ def test_a_store_made_before_neighbour_context_keeps_working(
 def test_a_store_encoded_by_an_older_tokenizer_is_re_encoded_on_open(tmp_path: Path) -> None:
     """Stored lexical vectors and query terms must come from the same tokenizer: a store
     whose meta records an older one (or none) re-encodes every memory when it opens."""
-    from cortex_tui.store.backend import Collection
     from cortex_tui.store.edge import read_meta, write_meta
     from cortex_tui.store.lexical import LEXICAL_VERSION, encode_document
+    from cortex_tui.store.points import Collection
 
     path = tmp_path / "store"
     store = EdgeStore.open(path, EMBEDDER, DIM)

@@ -24,7 +24,7 @@ def _app(engine: LocalEngine) -> PaneApp:
 
 
 def _first_group(engine: LocalEngine) -> tuple[str, list[str]]:
-    group = engine.conflicts()[0]
+    group = engine.curation.conflicts()[0]
     return group.id, [m.id for m in group.members]
 
 
@@ -33,9 +33,9 @@ async def test_lists_every_group_with_its_members(demo_engine: LocalEngine) -> N
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         groups = app.query_one("#conflict-groups", OptionList)
-        assert [o.id for o in groups.options] == [g.id for g in demo_engine.conflicts()]
+        assert [o.id for o in groups.options] == [g.id for g in demo_engine.curation.conflicts()]
         members = app.query_one("#conflict-members", OptionList)
-        first = demo_engine.conflicts()[0]
+        first = demo_engine.curation.conflicts()[0]
         assert [o.id for o in members.options if o.id] == [m.id for m in first.members]
 
 
@@ -48,7 +48,7 @@ async def test_keep_retires_the_others_in_the_store(demo_engine: LocalEngine) ->
         kept, retired = demo_engine.get(newer), demo_engine.get(older)
         assert kept.is_current and kept.conflict_status is ConflictStatus.RESOLVED
         assert retired.valid_to is not None and retired.superseded_by_id == newer
-        assert group_id not in [g.id for g in demo_engine.conflicts()]
+        assert group_id not in [g.id for g in demo_engine.curation.conflicts()]
         assert any(isinstance(m, StoreChanged) for m in app.routed)
         assert group_id not in [o.id for o in app.query_one("#conflict-groups", OptionList).options]
 
@@ -62,7 +62,7 @@ async def test_cancelled_confirmation_changes_nothing(demo_engine: LocalEngine) 
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("n")
         await settle(pilot)
-        assert group_id in [g.id for g in demo_engine.conflicts()]
+        assert group_id in [g.id for g in demo_engine.curation.conflicts()]
 
 
 async def test_merge_replaces_members_with_the_written_text(demo_engine: LocalEngine) -> None:
@@ -83,7 +83,7 @@ async def test_merge_replaces_members_with_the_written_text(demo_engine: LocalEn
         merged = demo_engine.get(old.superseded_by_id or "")
         assert merged.content == "pg-staging is reset [weekly] on Sundays at 03:00 UTC."
         assert merged.is_current
-        assert group_id not in [g.id for g in demo_engine.conflicts()]
+        assert group_id not in [g.id for g in demo_engine.curation.conflicts()]
 
 
 async def test_dismiss_keeps_both_current_and_undo_reopens(demo_engine: LocalEngine) -> None:
@@ -96,10 +96,10 @@ async def test_dismiss_keeps_both_current_and_undo_reopens(demo_engine: LocalEng
         for memory_id in members:
             memory = demo_engine.get(memory_id)
             assert memory.is_current and memory.conflict_status is ConflictStatus.DISMISSED
-        assert group_id not in [g.id for g in demo_engine.conflicts()]
+        assert group_id not in [g.id for g in demo_engine.curation.conflicts()]
         await pilot.press("u")
         await settle(pilot)
-        assert group_id in [g.id for g in demo_engine.conflicts()]
+        assert group_id in [g.id for g in demo_engine.curation.conflicts()]
         groups = app.query_one("#conflict-groups", OptionList)
         assert group_id in [o.id for o in groups.options]
 
@@ -167,7 +167,9 @@ async def test_the_groups_and_each_decision_arrive_as_typed_answers(
     async with app.run_test(size=SIZE, message_hook=posted) as pilot:
         await settle(pilot)
         (loaded,) = posted.of(ConflictsLoaded)
-        assert [g.id for g in loaded.result.groups] == [g.id for g in demo_engine.conflicts()]
+        assert [g.id for g in loaded.result.groups] == [
+            g.id for g in demo_engine.curation.conflicts()
+        ]
         await keep_second_member(pilot)
         (written,) = posted.of(Written)
         assert written.summary == f"Kept {demo_engine.get(newer).short_id}; others retired"

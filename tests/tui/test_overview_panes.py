@@ -52,7 +52,7 @@ async def test_a_point_under_the_cursor_is_shown_and_opens_its_history(
     async with app.run_test(size=SIZE) as pilot:
         await _on_pane(pilot, "7")
         canvas = app.query_one(MapCanvas)
-        drawn = demo_engine.memory_map()
+        drawn = demo_engine.overview.memory_map()
         assert canvas.selected in drawn.ids
         first = canvas.selected
         for _ in range(12):
@@ -89,7 +89,7 @@ async def test_a_query_numbers_its_results_on_the_map(
         await _on_pane(pilot, "7")
         await pilot.press("slash", *QUERY, "enter")
         await settle(pilot)
-        placed = demo_engine.memory_map(query=QUERY)
+        placed = demo_engine.overview.memory_map(query=QUERY)
         first = demo_engine.get(placed.hits[0].id)
         listed = plain(pilot, "#map-hits")
         assert listed.splitlines()[0].split()[0] == "1"
@@ -113,11 +113,11 @@ async def test_superseded_versions_appear_on_the_map_when_asked(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await _on_pane(pilot, "7")
-        current = demo_engine.memory_map().total
+        current = demo_engine.overview.memory_map().total
         assert f"{current} memories" in str(app.query_one(MapCanvas).border_title)
         await pilot.press("s")
         await settle(pilot)
-        everything = demo_engine.memory_map(superseded=True).total
+        everything = demo_engine.overview.memory_map(superseded=True).total
         assert everything > current
         assert f"{everything} memories" in str(app.query_one(MapCanvas).border_title)
 
@@ -127,7 +127,7 @@ async def test_a_picked_word_is_recalled(make_app: AppFactory, demo_engine: Loca
     async with app.run_test(size=SIZE) as pilot:
         await _on_pane(pilot, "8")
         cloud = app.query_one(WordCloudView)
-        top = demo_engine.word_cloud(limit=3).terms
+        top = demo_engine.overview.word_cloud(limit=3).terms
         assert cloud.selected == top[0]
         await pilot.press("right")
         assert cloud.selected == top[1]
@@ -148,9 +148,9 @@ async def test_words_follow_the_project_and_type_filters(
         await _on_pane(pilot, "8")
         await pilot.press("p")
         await settle(pilot)
-        first_project = sorted(demo_engine.stats().by_project)[0]
+        first_project = sorted(demo_engine.overview.stats().by_project)[0]
         assert f"project: {first_project}" in plain(pilot, "#words-status")
-        expected = demo_engine.word_cloud(project=first_project, limit=1).terms[0]
+        expected = demo_engine.overview.word_cloud(project=first_project, limit=1).terms[0]
         assert app.query_one(WordCloudView).selected == expected
         await pilot.press("y")
         await settle(pilot)
@@ -164,7 +164,7 @@ async def test_a_chosen_day_lists_its_memories(
     async with app.run_test(size=SIZE) as pilot:
         await _on_pane(pilot, "9")
         heatmap = app.query_one(DayHeatmap)
-        days = demo_engine.timeline(90).days
+        days = demo_engine.overview.timeline(90).days
         latest = [d for d in days if d.created][-1]
         assert heatmap.selected == latest  # the latest day with something to show
         table = app.query_one("#timeline-memories", DataTable)
@@ -177,7 +177,7 @@ async def test_a_chosen_day_lists_its_memories(
             await pilot.press("up")
         await settle(pilot)
         assert heatmap.selected == busiest
-        listed = demo_engine.day(date.fromisoformat(busiest.day))
+        listed = demo_engine.overview.day(date.fromisoformat(busiest.day))
         assert table.row_count == len(listed.created) + len(listed.superseded)
         assert busiest.day in plain(pilot, "#timeline-day")
         table.focus()

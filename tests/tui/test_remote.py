@@ -39,7 +39,7 @@ async def test_recall_and_conflict_resolution_through_the_service(served_demo: P
     ui_engine = RemoteEngine.over_socket(served_demo)
     observer = RemoteEngine.over_socket(served_demo)
     try:
-        group = observer.conflicts()[0]
+        group = observer.curation.conflicts()[0]
         older, newer = (member.id for member in group.members)
         app = CortexApp(ui_engine, home=served_demo, stable=True)
         async with app.run_test(size=SIZE) as pilot:
@@ -61,7 +61,7 @@ async def test_recall_and_conflict_resolution_through_the_service(served_demo: P
 
             await pilot.press("u")
             await settle(pilot)
-            assert group.id in [g.id for g in observer.conflicts()]
+            assert group.id in [g.id for g in observer.curation.conflicts()]
             assert observer.get(older).valid_to is None
     finally:
         ui_engine.close()

@@ -75,7 +75,7 @@ def test_the_demo_engine_holds_the_demo_and_profiles_to_compare(
     monkeypatch.setenv("CORTEX_HOME", str(tmp_path))
     engine = open_demo_engine(tmp_path)
     try:
-        assert engine.stats().total == 116
+        assert engine.overview.stats().total == 116
         assert set(engine.weight_profiles()) == {"default", "fresh-first", "meaning-only"}
         assert engine.weight_profiles()["meaning-only"].recency == 0
     finally:

@@ -167,7 +167,7 @@ def test_a_conflict_is_journalled_with_its_reason_and_undo_names_it(scripted: An
     result = remember(engine, GO)
     assert result.action is WriteAction.CONFLICT
     assert result.memory.last_decision(WriteAction.CONFLICT) is not None
-    [undone] = engine.undo(1)
+    [undone] = engine.curation.undo(1)
     assert undone.action == "capture:conflict"
     assert undone.payload["note"] == f"conflict: {result.reason}"
     assert "same claim, a different value: Ruby → Go" in undone.payload["note"]
@@ -186,7 +186,7 @@ def test_decisions_survive_export_and_import(
         load_settings(tmp_path / "copy"), clock=frozen_clock(NOW), embedder=onnx_embedder
     )
     try:
-        copy.import_lines(lines)
+        copy.upkeep.import_lines(lines)
         assert list(copy.export()) == lines
         decided = [m for m in copy.list_memories(MemoryFilter(), limit=50).memories if m.decisions]
         assert {d.judge for m in decided for d in m.decisions} == {CLAUDE, RULES_JUDGE}

@@ -40,11 +40,11 @@ def test_contradiction_without_change_signal_opens_a_conflict(onnx_engine: Local
     assert first.conflict_group_id == second.conflict_group_id is not None
     assert first.conflict_status is second.conflict_status is ConflictStatus.ACTIVE
     assert first.contradicts_ids == [second.id] and second.contradicts_ids == [first.id]
-    groups = onnx_engine.conflicts()
+    groups = onnx_engine.curation.conflicts()
     assert len(groups) == 1 and {m.id for m in groups[0].members} == {first.id, second.id}
     third = write(onnx_engine, "Code freeze before a release starts on Friday.")
     assert third.action is WriteAction.CONFLICT
-    assert len(onnx_engine.conflicts()[0].members) == 3
+    assert len(onnx_engine.curation.conflicts()[0].members) == 3
 
 
 def test_restatement_folds_and_reinforces(onnx_engine: LocalEngine) -> None:
@@ -61,7 +61,7 @@ def test_restatement_folds_and_reinforces(onnx_engine: LocalEngine) -> None:
     assert kept.reinforced_count == 1
     assert abs(kept.confidence - 0.85) < 1e-9
     assert kept.tags == ["lint", "pr"]
-    assert onnx_engine.stats().current == 1
+    assert onnx_engine.overview.stats().current == 1
 
 
 def test_similar_but_compatible_statements_stay_apart(onnx_engine: LocalEngine) -> None:
@@ -84,46 +84,48 @@ def test_curation_resolve_merge_dismiss_and_undo(onnx_engine: LocalEngine) -> No
         a = write(onnx_engine, "The staging database is reset every night.", days_ago=3)
         b = write(onnx_engine, "The staging database is reset every Sunday.")
         assert b.action is WriteAction.CONFLICT
-        group = onnx_engine.conflicts()[0].id
+        group = onnx_engine.curation.conflicts()[0].id
         return group, a.memory.id, b.memory.id
 
     group, a, b = conflict()
-    kept = onnx_engine.resolve(group[:8], b[:8])
+    kept = onnx_engine.curation.resolve(group[:8], b[:8])
     loser = onnx_engine.get(a)
     assert kept.conflict_status is ConflictStatus.RESOLVED and kept.is_current
     assert loser.valid_to == NOW and loser.superseded_by_id == b
-    assert onnx_engine.conflicts() == []
-    onnx_engine.undo()
+    assert onnx_engine.curation.conflicts() == []
+    onnx_engine.curation.undo()
     assert onnx_engine.get(a).is_current
     assert onnx_engine.get(a).conflict_status is ConflictStatus.ACTIVE
-    assert len(onnx_engine.conflicts()) == 1
+    assert len(onnx_engine.curation.conflicts()) == 1
 
-    merged = onnx_engine.merge(group, "Staging is reset nightly and fully rebuilt on Sundays.")
+    merged = onnx_engine.curation.merge(
+        group, "Staging is reset nightly and fully rebuilt on Sundays."
+    )
     assert merged.is_current and {onnx_engine.get(x).superseded_by_id for x in (a, b)} == {
         merged.id
     }
-    onnx_engine.undo()
+    onnx_engine.curation.undo()
     assert onnx_engine.get(merged.id).status.value == "deleted"
     assert onnx_engine.get(a).is_current and onnx_engine.get(b).is_current
 
-    dismissed = onnx_engine.dismiss(group)
+    dismissed = onnx_engine.curation.dismiss(group)
     assert {m.conflict_status for m in dismissed} == {ConflictStatus.DISMISSED}
-    assert onnx_engine.conflicts() == []
-    onnx_engine.undo()
-    assert len(onnx_engine.conflicts()) == 1
+    assert onnx_engine.curation.conflicts() == []
+    onnx_engine.curation.undo()
+    assert len(onnx_engine.curation.conflicts()) == 1
 
 
 def test_restore_makes_an_old_version_current_as_a_new_version(onnx_engine: LocalEngine) -> None:
     old = write(onnx_engine, "harbor uses Python 3.10.", project="harbor", days_ago=40)
     new = write(onnx_engine, "harbor was upgraded to Python 3.12 last month.", project="harbor")
     assert new.action is WriteAction.SUPERSEDED
-    restored = onnx_engine.restore(old.memory.id)
+    restored = onnx_engine.curation.restore(old.memory.id)
     assert restored.content == old.memory.content and restored.id != old.memory.id
     assert restored.supersedes_id == new.memory.id
     chain = onnx_engine.history(old.memory.id)
     assert [m.id for m in chain] == [old.memory.id, new.memory.id, restored.id]
     assert chain[0].valid_to is not None  # the past is not rewritten
-    onnx_engine.undo()
+    onnx_engine.curation.undo()
     assert onnx_engine.get(new.memory.id).is_current
 
 

@@ -148,7 +148,7 @@ class Pane(Vertical):
 
         engine = self.engine
         self.call_engine(
-            lambda: engine.undo(1),
+            lambda: engine.curation.undo(1),
             lambda undone: Written(undone_summary(undone)),
             name=f"{self.pane_id}.undo",
         )

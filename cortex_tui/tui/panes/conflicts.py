@@ -138,7 +138,7 @@ class ConflictsPane(Pane):
     def reload(self) -> None:
         engine = self.engine
         self.call_engine(
-            lambda: ConflictsView(engine.conflicts(), engine.now()),
+            lambda: ConflictsView(engine.curation.conflicts(), engine.now()),
             ConflictsLoaded,
             name="conflicts",
         )
@@ -220,7 +220,7 @@ class ConflictsPane(Pane):
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self.call_engine(
-                    lambda: engine.resolve(group.id, kept.id),
+                    lambda: engine.curation.resolve(group.id, kept.id),
                     lambda memory: Written(f"Kept {memory.short_id}; others retired"),
                     name="conflicts.keep",
                 )
@@ -241,7 +241,7 @@ class ConflictsPane(Pane):
         def confirmed(text: str, yes: bool | None) -> None:
             if yes:
                 self.call_engine(
-                    lambda: engine.merge(group.id, text),
+                    lambda: engine.curation.merge(group.id, text),
                     lambda memory: Written(f"Merged into {memory.short_id}"),
                     name="conflicts.merge",
                 )
@@ -283,7 +283,7 @@ class ConflictsPane(Pane):
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self.call_engine(
-                    lambda: engine.dismiss(group.id),
+                    lambda: engine.curation.dismiss(group.id),
                     lambda _: Written("Dismissed; the members stay current"),
                     name="conflicts.dismiss",
                 )

@@ -427,7 +427,7 @@ class GraphPane(Pane):
         trail = [e.id for e in self._trail]
 
         def undo() -> Undone:
-            entries = engine.undo(1)
+            entries = engine.curation.undo(1)
             return Undone(entries, _existing(engine, trail))
 
         # Not exclusive: each press undoes one action, and each is reported.

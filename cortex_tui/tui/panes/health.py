@@ -174,7 +174,7 @@ class HealthPane(Pane):
 
         def call() -> HealthView:
             service = local_service.status(home) if isinstance(home, Path) else None
-            return HealthView(engine.vitals(), service, engine.now())
+            return HealthView(engine.upkeep.vitals(), service, engine.now())
 
         self.call_engine(call, HealthLoaded, name="health")
 

@@ -278,7 +278,9 @@ class HistoryPane(Pane):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.call_engine(lambda: engine.restore(old.id), Restored, name="history.restore")
+                self.call_engine(
+                    lambda: engine.curation.restore(old.id), Restored, name="history.restore"
+                )
 
         self.app.push_screen(
             ConfirmModal("Restore this version?", body, confirm="Restore"), confirmed

@@ -203,7 +203,7 @@ class MapPane(Pane):
         superseded, query = self.superseded, self.asked or None
 
         def call() -> MapView:
-            memory_map = engine.memory_map(superseded=superseded, query=query, refit=refit)
+            memory_map = engine.overview.memory_map(superseded=superseded, query=query, refit=refit)
             hit_ids = [hit.id for hit in memory_map.hits[:HIT_LINES]]
             return MapView(memory_map, {i: engine.get(i).content for i in hit_ids})
 

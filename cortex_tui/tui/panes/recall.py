@@ -198,7 +198,9 @@ class RecallPane(Pane):
         if not self._options_loaded:
             engine = self.engine
             self.call_engine(
-                lambda: Options(engine.weight_profiles(), sorted(engine.stats().by_project)),
+                lambda: Options(
+                    engine.weight_profiles(), sorted(engine.overview.stats().by_project)
+                ),
                 OptionsLoaded,
                 name="recall-options",
             )

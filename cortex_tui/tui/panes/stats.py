@@ -148,7 +148,9 @@ class StatsPane(Pane):
         days = self.days
         engine = self.engine
         self.call_engine(
-            lambda: StatsView(engine.stats(), engine.activity(days)), StatsLoaded, name="stats"
+            lambda: StatsView(engine.overview.stats(), engine.overview.activity(days)),
+            StatsLoaded,
+            name="stats",
         )
 
     @on(StatsLoaded)

@@ -135,7 +135,7 @@ class TimelinePane(Pane):
 
     def reload(self) -> None:
         engine, span = self.engine, self.span
-        self.call_engine(lambda: engine.timeline(span), TimelineLoaded, name="timeline")
+        self.call_engine(lambda: engine.overview.timeline(span), TimelineLoaded, name="timeline")
 
     @on(TimelineLoaded)
     def _timeline_loaded(self, message: TimelineLoaded) -> None:
@@ -162,7 +162,7 @@ class TimelinePane(Pane):
     def _day_chosen(self, event: DayHeatmap.Chosen) -> None:
         self.query_one("#timeline-day", Static).update(day_content(event.day))
         engine, day = self.engine, date.fromisoformat(event.day.day)
-        self.call_engine(lambda: engine.day(day), DayLoaded, name="timeline-day")
+        self.call_engine(lambda: engine.overview.day(day), DayLoaded, name="timeline-day")
 
     @on(DayLoaded)
     def _show_day(self, message: DayLoaded) -> None:

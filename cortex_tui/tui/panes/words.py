@@ -96,7 +96,7 @@ class WordsPane(Pane):
         project, type_ = self.project, self.type
 
         self.call_engine(
-            lambda: engine.word_cloud(project=project, type=type_, limit=TERMS),
+            lambda: engine.overview.word_cloud(project=project, type=type_, limit=TERMS),
             WordsLoaded,
             name="words",
         )
