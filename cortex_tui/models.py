@@ -9,9 +9,16 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    model_validator,
+)
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -299,6 +306,10 @@ class HeldBack(_Model):
     reason: str
 
 
+LEGACY_CHANNEL_FIELDS = frozenset({"dense", "lexical", "graph"})
+"""The breakdown's fields for the channels before they were keyed by name."""
+
+
 class ScoreBreakdown(_Model):
     """Everything that produced a result's final score, so it can be explained exactly.
 
@@ -308,6 +319,19 @@ class ScoreBreakdown(_Model):
     and `lexical_scaled = lexical_bm25_scaled × lexical_coverage` (coverage is measured
     only where BM25 found a term).
     """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _channels_by_name(cls, data: Any) -> Any:
+        """A breakdown recorded before the channels were keyed by name (the record of what
+        a turn was given keeps them for `injections.keep_days`) had one field for each
+        of the three channels there were."""
+        if not isinstance(data, dict) or not LEGACY_CHANNEL_FIELDS & data.keys():
+            return data
+        data = dict(data)
+        legacy = {name: data.pop(name, None) for name in ("dense", "lexical", "graph")}
+        data["channels"] = {**legacy, **data.get("channels", {})}
+        return data
 
     signals: dict[str, SignalScore]
     adjusted: float
@@ -341,9 +365,11 @@ class ScoreBreakdown(_Model):
         description="share of the query's terms the memory contains, to the configured power",
     )
     lexical_weight: float | None = None
-    dense: ChannelHit | None = None
-    lexical: ChannelHit | None = None
-    graph: ChannelHit | None = None
+    channels: dict[str, ChannelHit | None] = Field(
+        default_factory=dict,
+        description="each recall channel that ran (dense, lexical, graph), in the order "
+        "they run: where it ranked the memory, or null when it did not find it",
+    )
     graph_hops: int | None = None
     graph_speaker: str | None = Field(
         default=None,

@@ -100,10 +100,9 @@ def breakdown_lines(b: ScoreBreakdown) -> list[str]:
             lines.append(f"      {label}{note}")
     lexical = f", bm25 {b.lexical_score:.3f}" if b.lexical_score is not None else ""
     hops = f", {b.graph_hops} hop(s)" if b.graph_hops else ""
+    channels = " · ".join(_channel(name, hit) for name, hit in b.channels.items())
     lines.append(
-        f"      channels: {_channel('dense', b.dense)} · {_channel('lexical', b.lexical)} · "
-        f"{_channel('graph', b.graph)}  (cosine {b.cosine:.3f}{lexical}{hops}; "
-        f"fusion {b.fusion})"
+        f"      channels: {channels}  (cosine {b.cosine:.3f}{lexical}{hops}; fusion {b.fusion})"
     )
     return lines
 

@@ -1,27 +1,18 @@
-"""Recall: gather candidates from three channels, score each one, rank, format.
+"""Recall: gather candidates from the channels, score each one, rank, format.
 
-Channels: dense (cosine over the query vector), lexical (BM25) and graph (memories that
-mention entities near the ones the query names, and memories said by a speaker it
-names). All three run under the same `MemoryFilter` inside the store's queries.
-Whatever channel found a candidate, it gets its real cosine similarity, so the
-breakdown never shows a made-up similarity.
-
-A memory of a conversation also has a context vector (itself and the turn before it,
-`write/neighbours.py`): the dense channel reads each memory by the better of its own
-cosine and `context_weight` × its context cosine (and searches the context vectors too
-when `context_candidates` asks for it). A memory of several sentences also has part
-vectors (`write/parts.py`): the channel reads it by `part_weight` × its best sentence's
-cosine when that is better still. Parts are read for the candidates alone, never
-searched: a fact said in passing lifts a memory another channel found.
+The channels (`recall/channels/`: dense, lexical and graph; the dense one also reads
+context and sentence vectors) all run under the same `MemoryFilter` inside the store's
+queries. Each gathers its candidates, then completes what it knows about every
+candidate the others found, so each one is scored on the same evidence; fusion reads
+their scores and ranks (`recall/fusion.py`), the priors refine it (`recall/scoring.py`)
+and the relevance gate decides what bears on the query (`recall/gate.py`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 from cortex_tui.clock import Clock
 from cortex_tui.config import FusionMode, RecallConfig, RecallWeights
@@ -30,7 +21,6 @@ from cortex_tui.format import format_context
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.models import (
-    ChannelHit,
     Explanation,
     GateEvidence,
     HeldBack,
@@ -38,6 +28,13 @@ from cortex_tui.models import (
     RecallResponse,
     RecallResult,
 )
+from cortex_tui.recall.candidates import Pool
+from cortex_tui.recall.channels import CHANNELS
+from cortex_tui.recall.channels.base import ChannelQuery
+from cortex_tui.recall.channels.context import complete_context, reads_context
+from cortex_tui.recall.channels.dense import DenseChannel, read_cosine, reads
+from cortex_tui.recall.channels.lexical import LexicalChannel
+from cortex_tui.recall.channels.parts import name_sentences
 from cortex_tui.recall.exclusion import exclusion_reason
 from cortex_tui.recall.fusion import ChannelScale, relevance
 from cortex_tui.recall.gate import Floors, apply_gate, gate_evidence, gate_pool, gate_reads
@@ -57,55 +54,8 @@ from cortex_tui.store.base import MemoryFilter, Store
 from cortex_tui.store.lexical import indexed_words, query_coverage, tokenize
 
 EXPLAIN_POOL = 500
-
-
-@dataclass(slots=True)
-class _Candidate:
-    memory: Memory
-    cosine: float | None = None
-    context_cosine: float | None = None
-    part_cosine: float | None = None
-    dense_found: bool = False
-    lexical_score: float | None = None
-    dense: ChannelHit | None = None
-    lexical: ChannelHit | None = None
-    graph: ChannelHit | None = None
-    graph_hops: int | None = None
-    graph_speaker: str | None = None
-
-
-@dataclass(slots=True)
-class _Pool:
-    candidates: dict[str, _Candidate] = field(default_factory=dict)
-    dense_top: list[float] = field(default_factory=list)
-    """Scores of the dense channel's top list: what its normalisation reads."""
-    dense_order: list[str] = field(default_factory=list)
-    """Ids in the order the own-vector search found them."""
-    context_order: list[str] = field(default_factory=list)
-    """Ids in the order the context search found them."""
-    lexical_top: list[float] = field(default_factory=list)
-    context_bound: float | None = None
-    """No memory outside the context list has a context cosine above this: the list's
-    lowest cosine when it is full, -1 when it holds every memory with a context. None
-    without a list: every candidate's context cosine must be looked up."""
-
-    entity_hops: dict[str, int] = field(default_factory=dict)
-    """Memories mentioning an entity near one the query names → hop distance."""
-    named_speakers: frozenset[str] = frozenset()
-    """Speakers the query names."""
-
-    def hops_of(self, memory: Memory) -> tuple[int | None, str | None]:
-        """The memory's graph distance from the query's names, and the named speaker who
-        said it (1 hop, as near as mentioning a named entity)."""
-        if memory.speaker is not None and memory.speaker in self.named_speakers:
-            return 1, memory.speaker
-        return self.entity_hops.get(memory.id), None
-
-    def get(self, memory: Memory) -> _Candidate:
-        found = self.candidates.get(memory.id)
-        if found is None:
-            found = self.candidates[memory.id] = _Candidate(memory)
-        return found
+DENSE = DenseChannel.name
+LEXICAL = LexicalChannel.name
 
 
 class Recaller:
@@ -244,222 +194,40 @@ class Recaller:
         dense_limit: int,
         context_limit: int,
         extra_ids: Collection[str] = (),
-    ) -> _Pool:
-        pool = _Pool()
-        for hit in self._store.search_dense(vector, flt, dense_limit):
-            candidate = pool.get(hit.memory)
-            candidate.cosine = hit.score
-            candidate.dense_found = True
-            pool.dense_order.append(hit.memory.id)
-        if self._reads_context and context_limit:
-            self._gather_context(flt, vector, context_limit, pool)
-        if self._config.lexical_candidates:
-            lexical = self._store.search_lexical(
-                request.query, flt, self._config.lexical_candidates
-            )
-            for rank, hit in enumerate(lexical, 1):
-                candidate = pool.get(hit.memory)
-                candidate.lexical_score = hit.score
-                candidate.lexical = ChannelHit(rank=rank, score=hit.score)
-            pool.lexical_top = [hit.score for hit in lexical]
-        self._gather_graph(request, flt, vector, pool)
+    ) -> Pool:
+        query = ChannelQuery(
+            request, flt, vector, self._store, self._config, self._graph, dense_limit, context_limit
+        )
+        pool = Pool()
+        for channel in CHANNELS:
+            channel.gather(query, pool)
         missing_extra = [i for i in extra_ids if i not in pool.candidates]
         if missing_extra:
-            self._add_lexical_scores(request.query, flt, missing_extra, pool, vector)
-        self._mark_graph(pool)
-        self._fill_cosines(vector, pool)
-        self._rank_dense(pool)
-        if self._config.lexical_fill and self._config.lexical_candidates:
-            self._fill_lexical(request.query, pool)
+            self._add_scores(request.query, flt, missing_extra, pool, vector)
+        for channel in CHANNELS:
+            channel.complete(query, pool)
         return pool
 
-    def _gather_context(self, flt: MemoryFilter, vector: Matrix, limit: int, pool: _Pool) -> None:
-        """The memories nearest by their context vectors; payloads are read only for the
-        few the own-vector search did not bring."""
-        hits = self._store.search_ids(vector, flt, limit, context=True)
-        self._add_candidates(pool, [memory_id for memory_id, _ in hits])
-        for memory_id, cosine in hits:
-            candidate = pool.candidates.get(memory_id)
-            if candidate is not None:
-                candidate.context_cosine = cosine
-                candidate.dense_found = True
-                pool.context_order.append(memory_id)
-        pool.context_bound = hits[-1][1] if len(hits) >= limit else -1.0
-
     def _complete_context(self, ranked: Sequence[_Ranked], vector: Matrix) -> None:
-        """Context cosines of results whose context was not needed to rank them (their
-        own cosine beats any context cosine under the context list's bound), so the
+        """Context cosines of results whose context was not needed to rank them, so the
         breakdown shows both; and the sentence a result was matched by."""
-        self._name_sentences(ranked, vector)
-        if not self._reads_context:
-            return
-        missing = {r.memory.id: r for r in ranked if r.evidence.context_cosine is None}
-        for memory_id, cosine in self._cosines(vector, list(missing), context=True).items():
-            missing[memory_id].evidence.context_cosine = cosine
+        shown = [(r.memory, r.evidence) for r in ranked]
+        name_sentences(self._store, self._part_texts, shown, vector)
+        if reads_context(self._config, self._store):
+            complete_context(self._store, shown, vector)
 
-    def _name_sentences(self, ranked: Sequence[_Ranked], vector: Matrix) -> None:
-        """The sentence each shown result was matched by, where the channel read one."""
-        by_part = {r.memory.id: r for r in ranked if r.evidence.part_read is not None}
-        if not by_part:
-            return
-        query = np.asarray(vector, dtype=np.float32)
-        for memory_id, parts in self._store.get_parts(list(by_part)).items():
-            texts = self._part_texts(by_part[memory_id].memory.content)
-            if len(texts) == len(parts):  # else the memory was split by other settings
-                best = int(np.argmax(np.asarray(parts, dtype=np.float32) @ query))
-                by_part[memory_id].evidence.matched_sentence = texts[best]
-
-    @property
-    def _reads_context(self) -> bool:
-        return self._config.context_weight > 0 and self._store.indexes_context
-
-    @property
-    def _reads_parts(self) -> bool:
-        return self._config.part_weight > 0 and self._store.indexes_parts
-
-    def _rank_dense(self, pool: _Pool) -> None:
-        """The dense channel's order (its candidates by the cosine recall reads) and its
-        top list: the first `dense_candidates` of the own-vector search and the first
-        `context_candidates` of the context search, however far "why not?" reaches."""
-        found = [(self._dense_cosine(c), c) for c in pool.candidates.values() if c.dense_found]
-        found.sort(key=lambda pair: (-pair[0], pair[1].memory.id))
-        for rank, (cosine, candidate) in enumerate(found, 1):
-            candidate.dense = ChannelHit(rank=rank, score=cosine)
-        top = dict.fromkeys(
-            pool.dense_order[: self._config.dense_candidates]
-            + pool.context_order[: self._config.context_candidates]
-        )
-        pool.dense_top = [self._dense_cosine(pool.candidates[memory_id]) for memory_id in top]
-
-    def _reads(self, candidate: _Candidate) -> tuple[float | None, float | None]:
-        """The weighted context cosine and the weighted best-sentence cosine, each when
-        the dense channel reads it (it beats the memory's own and the other); None
-        where it reads the own cosine. They are only ever gathered when recall reads
-        them."""
-        own = candidate.cosine or 0.0
-        context = part = None
-        if candidate.context_cosine is not None:
-            context = self._config.context_weight * candidate.context_cosine
-        if candidate.part_cosine is not None:
-            part = self._config.part_weight * candidate.part_cosine
-        if part is not None and part > own and (context is None or part > context):
-            return None, part
-        if context is not None and context > own:
-            return context, None
-        return None, None
-
-    def _dense_cosine(self, candidate: _Candidate) -> float:
-        """The cosine the dense channel reads: the context's or a sentence's when it
-        matched better."""
-        context, part = self._reads(candidate)
-        if part is not None:
-            return part
-        return (candidate.cosine or 0.0) if context is None else context
-
-    def _gather_graph(
-        self, request: RecallRequest, flt: MemoryFilter, vector: Matrix, pool: _Pool
+    def _add_scores(
+        self, query: str, flt: MemoryFilter, ids: list[str], pool: Pool, vector: Matrix
     ) -> None:
-        """Memories the names in the query reach: those mentioning an entity near one it
-        names, and those said by a speaker it names. The first `graph_candidates` of
-        them, by hop distance and then cosine, join the candidates; `_mark_graph` gives
-        every other candidate they reach its distance too."""
-        if not self._config.graph_candidates:
-            return
-        graph = self._graph()
-        if not graph:
-            return
-        threshold = self._config.graph_match_threshold
-        pool.entity_hops = graph.memory_hops(request.query, threshold, self._config.graph_max_hops)
-        pool.named_speakers = frozenset(
-            graph.speakers_in(
-                request.query, threshold, first_person=self._config.first_person_speaker
-            )
-        )
-        distance: dict[str, int] = {}
-        cosines: dict[str, float] = {}
-        if pool.entity_hops:
-            closest = sorted(pool.entity_hops, key=lambda memory_id: pool.entity_hops[memory_id])
-            allowed = closest[: self._config.graph_candidates * 4]
-            restricted = flt.model_copy(update={"ids": allowed})
-            for memory_id, cosine in self._store.search_ids(vector, restricted, len(allowed)):
-                distance[memory_id], cosines[memory_id] = pool.entity_hops[memory_id], cosine
-        if pool.named_speakers:
-            said = flt.model_copy(update={"speakers": sorted(pool.named_speakers)})
-            for memory_id, cosine in self._store.search_ids(
-                vector, said, self._config.graph_candidates
-            ):
-                distance[memory_id], cosines[memory_id] = 1, cosine  # said by whom it names
-        # The channel's own order: hop distance first, then cosine.
-        ordered = sorted(distance, key=lambda i: (distance[i], -cosines[i], i))
-        listed = ordered[: self._config.graph_candidates]
-        self._add_candidates(pool, listed)
-        for rank, memory_id in enumerate(listed, 1):
-            candidate = pool.candidates.get(memory_id)
-            if candidate is not None:  # None: forgotten since the search
-                candidate.cosine = cosines[memory_id]
-                candidate.graph = ChannelHit(rank=rank, score=1.0 / distance[memory_id])
-
-    def _add_candidates(self, pool: _Pool, ids: list[str]) -> None:
-        """Make candidates of `ids`, reading payloads only for those not yet in the pool."""
-        new = [memory_id for memory_id in ids if memory_id not in pool.candidates]
-        for memory in self._store.get_memories(new):
-            pool.get(memory)
-
-    @staticmethod
-    def _mark_graph(pool: _Pool) -> None:
-        """Graph distance for every candidate, whichever channel found it: a memory said
-        by the person the query names is as near when the dense channel found it."""
-        if not (pool.entity_hops or pool.named_speakers):
-            return
-        for candidate in pool.candidates.values():
-            candidate.graph_hops, candidate.graph_speaker = pool.hops_of(candidate.memory)
-
-    def _add_lexical_scores(
-        self, query: str, flt: MemoryFilter, ids: list[str], pool: _Pool, vector: Matrix
-    ) -> None:
-        """Score named memories on the lexical channel too (BM25 keeps corpus IDF)."""
+        """Score memories "why not?" names on the lexical channel too (BM25 keeps corpus
+        IDF), and give them their cosines."""
         restricted = flt.model_copy(update={"ids": ids})
         for hit in self._store.search_lexical(query, restricted, len(ids)):
             pool.get(hit.memory).lexical_score = hit.score
         for hit in self._store.search_dense(vector, restricted, len(ids)):
             pool.get(hit.memory).cosine = hit.score
 
-    def _fill_lexical(self, query: str, pool: _Pool) -> None:
-        """BM25 for candidates only the dense or graph channel found: outside the lexical
-        top list is not the same as sharing no word with the query."""
-        missing = [c.memory.id for c in pool.candidates.values() if c.lexical_score is None]
-        for memory_id, bm25 in self._store.lexical_scores(query, missing).items():
-            pool.candidates[memory_id].lexical_score = bm25
-
-    def _fill_cosines(self, vector: Matrix, pool: _Pool) -> None:
-        """Own and context cosines the searches did not give, computed by the store
-        (ids and scores only: reading the vectors out cost 3 ms a hook at 1k).
-        Context cosines only where they could be the one read."""
-        missing = [c.memory.id for c in pool.candidates.values() if c.cosine is None]
-        for memory_id, cosine in self._cosines(vector, missing, context=False).items():
-            pool.candidates[memory_id].cosine = cosine
-        if self._reads_parts:
-            unread = [c.memory.id for c in pool.candidates.values() if c.part_cosine is None]
-            for memory_id, cosine in self._store.part_cosines(vector, unread).items():
-                pool.candidates[memory_id].part_cosine = cosine
-        if not self._reads_context:
-            return
-        # Only where the context could be the one read: above the bound, own cosine wins.
-        bound = pool.context_bound
-        reach = 2.0 if bound is None else self._config.context_weight * bound
-        missing = [
-            c.memory.id
-            for c in pool.candidates.values()
-            if c.context_cosine is None and (c.cosine or 0.0) < reach
-        ]
-        for memory_id, cosine in self._cosines(vector, missing, context=True).items():
-            pool.candidates[memory_id].context_cosine = cosine
-
-    def _cosines(self, vector: Matrix, ids: list[str], *, context: bool) -> dict[str, float]:
-        """Cosines of the query with the stored (own or context) vectors of `ids`."""
-        return self._store.cosines(vector, ids, context=context) if ids else {}
-
-    def _rank(self, request: RecallRequest, pool: _Pool) -> list[_Ranked]:
+    def _rank(self, request: RecallRequest, pool: Pool) -> list[_Ranked]:
         """Every candidate scored with plain floats, best first (ties: cosine, then id)."""
         config = self._config
         mode: FusionMode = request.fusion or config.fusion
@@ -469,15 +237,15 @@ class Recaller:
         )
         query_terms = frozenset(tokenize(request.query))
         candidates = list(pool.candidates.values())
-        dense_scale = ChannelScale.of(config.dense_norm, pool.dense_top)
-        lexical_scale = ChannelScale.of(config.lexical_norm, pool.lexical_top)
-        channels = 1 + bool(config.lexical_candidates) + bool(config.graph_candidates)
+        dense_scale = ChannelScale.of(config.dense_norm, pool.top.get(DENSE, []))
+        lexical_scale = ChannelScale.of(config.lexical_norm, pool.top.get(LEXICAL, []))
+        running = [channel.name for channel in CHANNELS if channel.enabled(config)]
         present = set(pool.candidates)
         multipliers = Multipliers.of(config)
         ranked: list[_Ranked] = []
         for c in candidates:
-            context_read, part_read = self._reads(c)
-            cosine = self._dense_cosine(c)
+            context_read, part_read = reads(c, config)
+            cosine = read_cosine(c, config)
             # Coverage matters only where BM25 found a term: elsewhere the lexical term is
             # 0 whatever it is, and tokenizing every dense-only candidate costs time.
             coverage: float | None = None
@@ -496,16 +264,14 @@ class Recaller:
                     lexical_score=c.lexical_score,
                     dense_scale=dense_scale,
                     lexical_scale=lexical_scale,
-                    ranks=(c.dense, c.lexical, c.graph),
-                    channels=channels,
+                    ranks=c.hits.values(),
+                    channels=len(running),
                     lexical_weight=config.lexical_weight,
                     rrf_k=config.rrf_k,
                     coverage=coverage,
                 ),
                 lexical_score=c.lexical_score,
-                dense=c.dense,
-                lexical=c.lexical,
-                graph=c.graph,
+                hits={name: c.hits.get(name) for name in running},
                 graph_hops=c.graph_hops,
                 graph_speaker=c.graph_speaker,
             )

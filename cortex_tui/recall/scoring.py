@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from cortex_tui.config import RecallConfig
@@ -59,9 +59,9 @@ class Evidence:
     """The weighted cosine of the best sentence, when the dense channel read it."""
     matched_sentence: str | None = None
     lexical_score: float | None = None
-    dense: ChannelHit | None = None
-    lexical: ChannelHit | None = None
-    graph: ChannelHit | None = None
+    hits: dict[str, ChannelHit | None] = field(default_factory=dict)
+    """Each channel that ran, in the channels' order: where it ranked the candidate, or
+    None when it did not find it."""
     graph_hops: int | None = None
     graph_speaker: str | None = None
     """Who said the memory, when the query names them (graph hop 1 through its speaker)."""
@@ -301,9 +301,7 @@ def breakdown(
         lexical_bm25_scaled=fused.bm25,
         lexical_coverage=fused.coverage,
         lexical_weight=fused.lexical_weight,
-        dense=evidence.dense,
-        lexical=evidence.lexical,
-        graph=evidence.graph,
+        channels=evidence.hits,
         graph_hops=evidence.graph_hops,
         graph_speaker=evidence.graph_speaker,
         fusion=fusion,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from cortex_tui.models import Explanation, Memory, RecallResult, ScoreBreakdown
+from cortex_tui.models import ChannelHit, Explanation, Memory, RecallResult, ScoreBreakdown
 from cortex_tui.signals import SIGNAL_NAMES
 from cortex_tui.tui.bars import bar
 from cortex_tui.tui.colours import signal_variable
@@ -136,18 +136,26 @@ def _penalty(kind: str, factor: float, when: str) -> Content:
 def channels_content(breakdown: ScoreBreakdown) -> Content:
     """Where each retrieval channel ranked the memory (— when it did not find it)."""
     parts: list[Content | tuple[str, str] | str] = [("channels  ", "$text-muted")]
-    dense = breakdown.dense
-    parts.append(f"dense #{dense.rank} ({dense.score:.3f})" if dense else "dense —")
-    lexical = breakdown.lexical
-    parts.append(f"   lexical #{lexical.rank} ({lexical.score:.2f})" if lexical else "   lexical —")
-    graph = breakdown.graph
-    if graph:
-        hops = breakdown.graph_hops
-        parts.append(f"   graph #{graph.rank} ({hops} hop{'s' if hops != 1 else ''})")
-    else:
-        parts.append("   graph —")
+    for index, (name, hit) in enumerate(breakdown.channels.items()):
+        gap = "   " if index else ""
+        parts.append(
+            f"{gap}{name} #{hit.rank} ({_hit_note(name, hit, breakdown)})"
+            if hit
+            else f"{gap}{name} —"
+        )
     parts.append((f"   cosine {breakdown.cosine:.3f} · fusion {breakdown.fusion}", "$text-muted"))
     return Content.assemble(*parts)
+
+
+def _hit_note(channel: str, hit: ChannelHit, breakdown: ScoreBreakdown) -> str:
+    """What a channel's score means at a glance: BM25 to two places, the graph's hops
+    (its score is their inverse), a cosine to three."""
+    if channel == "lexical":
+        return f"{hit.score:.2f}"
+    if channel == "graph":
+        hops = breakdown.graph_hops
+        return f"{hops} hop{'s' if hops != 1 else ''}"
+    return f"{hit.score:.3f}"
 
 
 def result_detail(result: RecallResult) -> Content:

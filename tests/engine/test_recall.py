@@ -49,7 +49,7 @@ def test_every_result_carries_a_breakdown_that_sums(engine: LocalEngine) -> None
         assert len(b.signals) == 11  # relevance and ten priors
         assert math.isclose(sum(s.contribution for s in b.signals.values()), b.adjusted)
         assert math.isclose(b.adjusted * b.supersession_penalty * b.conflict_penalty, r.score)
-        assert b.dense is not None or b.lexical is not None
+        assert b.channels["dense"] is not None or b.channels["lexical"] is not None
     assert [r.rank for r in response.results] == list(range(1, len(response.results) + 1))
     scores = [r.score for r in response.results]
     assert scores == sorted(scores, reverse=True)
@@ -62,7 +62,8 @@ def test_lexical_channel_finds_rare_identifier(engine: LocalEngine) -> None:
     response = engine.recall(RecallRequest(query="PGBOUNCER_POOL_SIZE", update_access=False))
     top = response.results[0]
     assert top.memory.id == target
-    assert top.breakdown.lexical is not None and top.breakdown.lexical.rank == 1
+    lexical = top.breakdown.channels["lexical"]
+    assert lexical is not None and lexical.rank == 1
     assert top.breakdown.lexical_score and top.breakdown.lexical_score > 0
 
 
@@ -174,7 +175,7 @@ def test_graph_channel_uses_hand_built_graph(engine: LocalEngine) -> None:
     far = by_id[pg_memory].breakdown
     assert far.graph_hops == 3
     assert far.signals["graph_proximity"].raw == pytest.approx(1 / 3)
-    assert far.graph is not None
+    assert far.channels["graph"] is not None
     assert far.cosine == pytest.approx(
         float(
             engine.embedder.embed_query("what does Priya work on")
@@ -249,13 +250,12 @@ def test_a_candidate_outside_the_lexical_top_list_gets_its_real_bm25(engine: Loc
         RecallRequest(query="staging reset", update_access=False)
     )
     by_id = {r.memory.id: r.breakdown for r in ranked.results}
-    assert by_id[strong].lexical is not None and by_id[strong].lexical.rank == 1
+    strong_hit = by_id[strong].channels["lexical"]
+    assert strong_hit is not None and strong_hit.rank == 1
     filled = by_id[weak]
-    assert filled.lexical is None  # not in the channel's top list...
+    assert filled.channels["lexical"] is None  # not in the channel's top list...
     assert filled.lexical_score is not None and filled.lexical_score > 0  # ...yet scored
-    assert filled.lexical_bm25_scaled == pytest.approx(
-        filled.lexical_score / by_id[strong].lexical.score
-    )
+    assert filled.lexical_bm25_scaled == pytest.approx(filled.lexical_score / strong_hit.score)
 
 
 def test_a_memory_sharing_one_word_of_a_longer_query_gets_that_share_of_its_bm25(
@@ -385,7 +385,7 @@ def test_what_a_named_speaker_said_competes_beyond_the_other_channels_lists(
     )
     found = {r.memory.id: r.breakdown for r in response.results}
     assert joanna in found
-    assert found[joanna].graph is not None and found[joanna].graph_speaker == "Joanna"
+    assert found[joanna].channels["graph"] is not None and found[joanna].graph_speaker == "Joanna"
     settings.recall.graph_candidates = 0
     without = engine.with_settings(settings).recall(
         RecallRequest(query="what did Joanna say about the deploy pipeline", update_access=False)
@@ -418,7 +418,9 @@ def test_a_candidate_mentioning_a_named_entity_gets_its_proximity_from_any_chann
         RecallRequest(query="what does Priya do", update_access=False)
     )
     by_id = {r.memory.id: r.breakdown for r in response.results}
-    listed = [memory_id for memory_id in (first, second) if by_id[memory_id].graph is not None]
+    listed = [
+        memory_id for memory_id in (first, second) if by_id[memory_id].channels["graph"] is not None
+    ]
     assert len(listed) == 1
     for memory_id in (first, second):
         assert by_id[memory_id].graph_hops == 1

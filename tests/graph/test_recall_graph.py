@@ -49,7 +49,7 @@ def test_graph_proximity_reaches_memories_hops_away(
     assert proximity[uses.id] == pytest.approx(0.5)
     assert proximity[backups.id] == pytest.approx(1 / 3)
     assert after[backups.id].breakdown.graph_hops == 3
-    assert after[backups.id].breakdown.graph is not None
+    assert after[backups.id].breakdown.channels["graph"] is not None
     assert proximity[unrelated.id] == 0
     assert after[backups.id].score > before[backups.id].score
 
