@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from cortex_tui.models import Memory, MemoryType, Scope
 
 _SUBJECTS = [
     "the atlas API",
@@ -82,3 +87,26 @@ def distinct_statements(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     words = [f"{a}{b}" for a in "bcdfghklmnprstvz" for b in ("ar", "el", "ix", "on", "um", "ost")]
     return [f"Item {i}: " + " ".join(rng.sample(words, 6)) + "." for i in range(count)]
+
+
+def synthetic_memory(
+    text: str, rng: random.Random, now: datetime, projects: Sequence[str | None], **session: Any
+) -> Memory:
+    """A memory of `text` as a store in use holds it: made in the last 300 days, in one of
+    `projects` (None: global), of any type, with two tags and some accesses, so ranking
+    has every signal to weigh; `session` (session_id, turn, speaker) places it in a
+    conversation. The same `rng` state gives the same memory."""
+    created = now - timedelta(hours=rng.uniform(1, 24 * 300))
+    project = rng.choice(projects)
+    return Memory(
+        content=text,
+        type=rng.choice(list(MemoryType)),
+        scope=Scope.PROJECT if project else Scope.PERMANENT,
+        project=project,
+        tags=rng.sample(["ops", "db", "ci", "review", "frontend", "infra"], k=2),
+        created_at=created,
+        updated_at=created,
+        valid_from=created,
+        access_count=rng.randint(0, 20),
+        **session,
+    )

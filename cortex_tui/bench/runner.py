@@ -19,13 +19,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cortex_tui.bench.corpus import synthetic_texts
+from cortex_tui.bench.corpus import synthetic_memory, synthetic_texts
 from cortex_tui.bench.hooks import bench_hooks
 from cortex_tui.bench.mcp_calls import bench_mcp
 from cortex_tui.bench.timing import Timing, time_query_embedding
@@ -38,7 +38,7 @@ from cortex_tui.engine.core import WRITE_BATCH
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
 from cortex_tui.maintenance.restore import restore_backup
-from cortex_tui.models import Memory, MemoryDraft, MemoryType, Scope
+from cortex_tui.models import Memory, MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -359,25 +359,15 @@ PROJECTS = ("atlas", "harbor", "lighthouse", "quay", None, None)
 def _memories(texts: list[str], rng: random.Random, first: int = 0) -> list[Memory]:
     """Memories of the texts, as turns of sessions of `SESSION_TURNS` (`first` is the
     position of the first text in the whole synthetic conversation)."""
-    types = list(MemoryType)
-    memories = []
-    for position, text in enumerate(texts, first):
-        created = NOW - timedelta(hours=rng.uniform(1, 24 * 300))
-        project = rng.choice(PROJECTS)
-        memories.append(
-            Memory(
-                content=text,
-                type=rng.choice(types),
-                scope=Scope.PROJECT if project else Scope.PERMANENT,
-                project=project,
-                tags=rng.sample(["ops", "db", "ci", "review", "frontend", "infra"], k=2),
-                created_at=created,
-                updated_at=created,
-                valid_from=created,
-                access_count=rng.randint(0, 20),
-                session_id=f"bench-{position // SESSION_TURNS}",
-                turn=position % SESSION_TURNS,
-                speaker=("user", "assistant")[position % 2],
-            )
+    return [
+        synthetic_memory(
+            text,
+            rng,
+            NOW,
+            PROJECTS,
+            session_id=f"bench-{position // SESSION_TURNS}",
+            turn=position % SESSION_TURNS,
+            speaker=("user", "assistant")[position % 2],
         )
-    return memories
+        for position, text in enumerate(texts, first)
+    ]

@@ -13,30 +13,29 @@ from typing import Any
 from cortex_tui.agent_turn.agents.claude_code import hook_settings as claude_code
 from cortex_tui.agent_turn.agents.openclaw import install as openclaw_install
 from cortex_tui.agent_turn.agents.skill import install as skill_install
+from cortex_tui.cli import install_args
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import ConfigError
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
-    p = sub.add_parser("openclaw", help="give OpenClaw memory: install the cortex-tui plugin")
-    actions = p.add_subparsers(
-        dest="openclaw_action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
-    p = actions.add_parser(
-        "install",
-        parents=[common],
-        help="load the cortex-tui plugin in OpenClaw (recall before each prompt, capture "
-        "after each turn)",
+    p = install_args.install_parser(
+        sub,
+        common,
+        "openclaw",
+        help="give OpenClaw memory: install the cortex-tui plugin",
+        install_help="load the cortex-tui plugin in OpenClaw (recall before each prompt, "
+        "capture after each turn)",
         description="Add the plugin shipped with cortex-tui to OpenClaw's config "
         "(~/.openclaw/openclaw.json, or OPENCLAW_CONFIG_PATH): its folder in "
         "plugins.load.paths and its entry in plugins.entries; everything else is kept, and "
         "the file as it was is kept beside it (.cortex-tui.bak).",
     )
     p.add_argument("--config", help="OpenClaw config file to edit instead of the default")
-    p.add_argument(
-        "--command",
-        dest="openclaw_program",  # `command` is the subcommand's own dest
+    install_args.program_option(
+        p,
+        dest="openclaw_program",
         metavar="PROGRAM",
         help="how the plugin starts cortex-tui (default: this installation's cortex-tui)",
     )
@@ -46,20 +45,18 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         metavar="MS",
         help="longest a prompt waits for its memories (default 10000)",
     )
-    what = p.add_mutually_exclusive_group()
-    what.add_argument(
-        "--print", action="store_true", help="print the config to add by hand, write nothing"
+    install_args.print_or_uninstall(
+        p,
+        prints="print the config to add by hand, write nothing",
+        removes="remove the plugin instead",
     )
-    what.add_argument("--uninstall", action="store_true", help="remove the plugin instead")
 
-    p = sub.add_parser("skill", help="teach agents to use memory themselves: install the skill")
-    actions = p.add_subparsers(
-        dest="skill_action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
-    p = actions.add_parser(
-        "install",
-        parents=[common],
-        help="write the cortex-tui skill where Claude Code and OpenClaw read skills",
+    p = install_args.install_parser(
+        sub,
+        common,
+        "skill",
+        help="teach agents to use memory themselves: install the skill",
+        install_help="write the cortex-tui skill where Claude Code and OpenClaw read skills",
         description="Write SKILL.md (when to recall, remember and settle conflicts) to "
         f"~/.claude/skills/{skill_install.SKILL_NAME}/ and ~/.openclaw/skills/"
         f"{skill_install.SKILL_NAME}/.",
@@ -70,9 +67,9 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         action="append",
         help="only this agent (repeatable; default: both)",
     )
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--print", action="store_true", help="print the skill, write nothing")
-    what.add_argument("--uninstall", action="store_true", help="remove the skill instead")
+    install_args.print_or_uninstall(
+        p, prints="print the skill, write nothing", removes="remove the skill instead"
+    )
 
 
 def cmd_openclaw(ctx: CommandContext) -> int:
@@ -86,10 +83,8 @@ def cmd_openclaw(ctx: CommandContext) -> int:
     if a.print:
         print(json.dumps(openclaw_install.snippet(entry), indent=2))
         return 0
-    path = (
-        Path(a.config).expanduser().absolute()
-        if a.config
-        else openclaw_install.config_path(os.environ, Path.home())
+    path = install_args.file_to_edit(
+        a.config, lambda: openclaw_install.config_path(os.environ, Path.home())
     )
     try:
         outcome = openclaw_install.apply(path, None if a.uninstall else entry)

@@ -18,3 +18,11 @@ def csv_list(value: str) -> list[str]:
 
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[OneLineParser]"
+
+
+def actions_of(parser: argparse.ArgumentParser, dest: str) -> Subparsers:
+    """The actions of a command that does nothing by itself (`model add`, `hook install`):
+    one must be named, and each reports a usage error as one line like every other parser."""
+    return parser.add_subparsers(
+        dest=dest, metavar="ACTION", required=True, parser_class=OneLineParser
+    )

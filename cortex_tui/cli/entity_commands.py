@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-from cortex_tui.cli.args import OneLineParser, Subparsers
+from cortex_tui.cli.args import OneLineParser, Subparsers, actions_of
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.graph.views import NeighbourEdge, Neighbourhood, NeighbourNode
@@ -26,9 +26,7 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
     )
     # --json sits on each action, not on `entities`: argparse would let the action's
     # default overwrite a flag given before the action's name.
-    actions = parser.add_subparsers(
-        dest="entities_action", metavar="ACTION", parser_class=OneLineParser, required=True
-    )
+    actions = actions_of(parser, "entities_action")
     p = actions.add_parser("list", parents=[common], help="entities, most mentioned first")
     p.add_argument("--type", choices=ENTITY_TYPES)
     p.add_argument("--limit", type=int, default=50)

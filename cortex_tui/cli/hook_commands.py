@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex_tui.agent_turn.agents.claude_code import hook_settings as hooks_install
+from cortex_tui.cli import install_args
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import ConfigError, InvalidInputError
@@ -21,17 +22,12 @@ SCOPES = ["user", "project", "local"]
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
-    p = sub.add_parser(
+    p = install_args.install_parser(
+        sub,
+        common,
         "hook",
         help="install the agent hooks (`hook pre|post` runs them, like `--hook`)",
-    )
-    actions = p.add_subparsers(
-        dest="hook_action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
-    p = actions.add_parser(
-        "install",
-        parents=[common],
-        help="add the recall and capture hooks to Claude Code's settings",
+        install_help="add the recall and capture hooks to Claude Code's settings",
         description="Add UserPromptSubmit, Stop and SessionStart hooks running "
         "`cortex-tui --hook pre|post`; everything else in the file is kept.",
     )
@@ -43,9 +39,9 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         "local: ./.claude/settings.local.json",
     )
     p.add_argument("--settings", help="settings file to edit instead of the scope's")
-    p.add_argument(
-        "--command",
-        dest="hook_executable",  # `command` is the subcommand's own dest
+    install_args.program_option(
+        p,
+        dest="hook_executable",
         metavar="CMD",
         help="how the hooks start cortex-tui (default: this installation's cortex-tui)",
     )
@@ -55,10 +51,8 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
 
 def cmd_hook_install(ctx: CommandContext) -> int:
     a = ctx.args
-    path = (
-        Path(a.settings).expanduser().absolute()
-        if a.settings
-        else hooks_install.settings_path(a.scope, home=Path.home(), cwd=Path.cwd())
+    path = install_args.file_to_edit(
+        a.settings, lambda: hooks_install.settings_path(a.scope, home=Path.home(), cwd=Path.cwd())
     )
     executable = a.hook_executable or _default_executable()
     if not hooks_install.is_recognised(executable):

@@ -14,6 +14,7 @@ from typing import Any
 
 from cortex_tui.agent_turn.agents import mcp_clients
 from cortex_tui.agent_turn.agents.claude_code import hook_settings as claude_code
+from cortex_tui.cli import install_args
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import ConfigError
@@ -21,17 +22,12 @@ from cortex_tui.paths import platform_home
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
-    p = sub.add_parser(
+    p = install_args.install_parser(
+        sub,
+        common,
         "mcp",
         help="serve memory to MCP clients (`mcp` runs the server; `mcp install` registers it)",
-    )
-    actions = p.add_subparsers(
-        dest="mcp_action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
-    p = actions.add_parser(
-        "install",
-        parents=[common],
-        help="register the MCP server with Claude Code",
+        install_help="register the MCP server with Claude Code",
         description="Add a `cortex-tui` entry to Claude Code's MCP servers; every other "
         "entry is kept, and the file as it was is kept beside it (.cortex-tui.bak).",
     )
@@ -42,17 +38,17 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         help="user: ~/.claude.json (default); project: ./.mcp.json",
     )
     p.add_argument("--config", help="configuration file to edit instead of the scope's")
-    p.add_argument(
-        "--command",
-        dest="mcp_program",  # `command` is the subcommand's own dest
+    install_args.program_option(
+        p,
+        dest="mcp_program",
         metavar="PROGRAM",
         help="the program a client starts (default: this installation's cortex-tui)",
     )
-    what = p.add_mutually_exclusive_group()
-    what.add_argument(
-        "--print", action="store_true", help="print the JSON for any MCP client, write nothing"
+    install_args.print_or_uninstall(
+        p,
+        prints="print the JSON for any MCP client, write nothing",
+        removes="remove our entry instead",
     )
-    what.add_argument("--uninstall", action="store_true", help="remove our entry instead")
 
 
 def cmd_mcp_install(ctx: CommandContext) -> int:
@@ -63,10 +59,8 @@ def cmd_mcp_install(ctx: CommandContext) -> int:
     if a.print:
         print(json.dumps(mcp_clients.snippet(entry), indent=2))
         return 0
-    path = (
-        Path(a.config).expanduser().absolute()
-        if a.config
-        else mcp_clients.config_path(a.scope, home=Path.home(), cwd=Path.cwd())
+    path = install_args.file_to_edit(
+        a.config, lambda: mcp_clients.config_path(a.scope, home=Path.home(), cwd=Path.cwd())
     )
     try:
         outcome, backup = mcp_clients.apply(path, entry=None if a.uninstall else entry)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.cli.args import OneLineParser, Subparsers
+from cortex_tui.cli.args import OneLineParser, Subparsers, actions_of
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.embed.calibration import THRESHOLDS, forget, remember, stored
 from cortex_tui.embed.catalogue import (
@@ -30,9 +30,7 @@ from cortex_tui.recall import gate_calibration
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
     p = sub.add_parser("model", help="the local embedding models: add, list, remove")
-    actions = p.add_subparsers(
-        dest="model_action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
+    actions = actions_of(p, "model_action")
     p = actions.add_parser(
         "add",
         parents=[common],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from cortex_tui.cli.args import OneLineParser, Subparsers
+from cortex_tui.cli.args import OneLineParser, Subparsers, actions_of
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.tenants.registry import TenantRecord, TenantRegistry
 
@@ -23,9 +23,7 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
         description="Tenants of `cortex-tui serve --tcp HOST:PORT --tenants`: each request "
         "is answered from its API key's tenant's own store.",
     )
-    actions = p.add_subparsers(
-        dest="tenant_action", metavar="ACTION", required=True, parser_class=OneLineParser
-    )
+    actions = actions_of(p, "tenant_action")
     p = actions.add_parser(
         "add", parents=[common], help="add a tenant and print its API key (shown once)"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
 from datetime import datetime
 from importlib import resources
 from typing import Any
@@ -113,23 +114,26 @@ def build_demo() -> tuple[list[Memory], list[Entity], list[Relation]]:
     return list(memories.values()), entities, relations
 
 
-def _link_versions(raw_memories: list[dict[str, Any]], memories: dict[str, Memory]) -> None:
+def _named_pairs(
+    raw_memories: list[dict[str, Any]], memories: dict[str, Memory], key: str
+) -> Iterator[tuple[Memory, Memory]]:
+    """Each demo memory whose entry names another by its label under `key` (the version
+    it supersedes, the memory it contradicts), with that other memory."""
     for raw in raw_memories:
-        older_label = raw.get("supersedes")
-        if not older_label:
-            continue
-        newer, older = memories[raw["label"]], memories[older_label]
+        other_label = raw.get(key)
+        if other_label:
+            yield memories[raw["label"]], memories[other_label]
+
+
+def _link_versions(raw_memories: list[dict[str, Any]], memories: dict[str, Memory]) -> None:
+    for newer, older in _named_pairs(raw_memories, memories, "supersedes"):
         newer.supersedes_id = older.id
         older.superseded_by_id = newer.id
         older.valid_to = newer.created_at
 
 
 def _link_conflicts(raw_memories: list[dict[str, Any]], memories: dict[str, Memory]) -> None:
-    for raw in raw_memories:
-        other_label = raw.get("conflicts_with")
-        if not other_label:
-            continue
-        a, b = memories[raw["label"]], memories[other_label]
+    for a, b in _named_pairs(raw_memories, memories, "conflicts_with"):
         group = demo_id(f"conflict:{min(a.id, b.id)}:{max(a.id, b.id)}")
         for member, partner in ((a, b), (b, a)):
             member.conflict_group_id = group

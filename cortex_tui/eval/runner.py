@@ -197,24 +197,9 @@ def _stable_id(dataset: Dataset, item: DatasetMemory) -> str:
 
 
 def _draft(item: DatasetMemory) -> MemoryDraft:
-    return MemoryDraft(
-        content=item.content,
-        type=item.type,
-        scope=item.scope,
-        project=item.project,
-        tags=item.tags,
-        confidence=item.confidence,
-        created_at=item.created_at,
-        last_accessed=item.last_accessed,
-        access_count=item.access_count,
-        reinforced_count=item.reinforced_count,
-        importance=item.importance,
-        session_id=item.session_id,
-        turn=item.turn,
-        speaker=item.speaker,
-        ttl_hours=item.ttl_hours,
-        source=item.source,
-    )
+    """A dataset's memory is a draft with a label to find it by: every field but the
+    label carries over as it is."""
+    return MemoryDraft(**item.model_dump(exclude={"label"}))
 
 
 def _run_query(

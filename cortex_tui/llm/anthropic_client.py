@@ -20,12 +20,11 @@ from cortex_tui.errors import ConfigError
 from cortex_tui.llm.base import (
     JsonTool,
     LLMError,
+    Retries,
     RetryableLLMError,
     Sleep,
-    call_with_retries,
     json_object,
     parse_retry_after,
-    process_semaphore,
 )
 
 if TYPE_CHECKING:
@@ -61,9 +60,7 @@ class AnthropicClient:
                 "or set llm.anthropic_api_key (or set llm.provider = 'none' to stay offline)"
             )
         self._model = model or DEFAULT_MODEL
-        self._retries = retries
-        self._semaphore = process_semaphore(max_concurrency)
-        self._sleep = sleep
+        self._retries = Retries.of(retries, max_concurrency, sleep)
         self._sdk = anthropic.Anthropic(api_key=key, max_retries=0, http_client=http_client)
 
     @property
@@ -71,19 +68,14 @@ class AnthropicClient:
         return f"anthropic:{self._model}"
 
     def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
-        return call_with_retries(
-            lambda: self._complete_once(system, user, max_tokens, timeout),
-            retries=self._retries,
-            semaphore=self._semaphore,
-            sleep=self._sleep,
-        )
+        return self._retries.run(lambda: self._complete_once(system, user, max_tokens, timeout))
 
     def complete_json(
         self, system: str, user: str, tool: JsonTool, max_tokens: int, timeout: float
     ) -> dict[str, Any]:
         """The answer as the input of `tool`, which the model is made to call
         (`tool_choice`), so the API holds it to the schema."""
-        return call_with_retries(
+        return self._retries.run(
             lambda: self._tool_input(
                 self._create(
                     system,
@@ -106,9 +98,6 @@ class AnthropicClient:
                 tool,
                 max_tokens,
             ),
-            retries=self._retries,
-            semaphore=self._semaphore,
-            sleep=self._sleep,
         )
 
     def _complete_once(self, system: str, user: str, max_tokens: int, timeout: float) -> str:

@@ -119,6 +119,27 @@ def call_with_retries(
             tries += 1
 
 
+@dataclass(frozen=True, slots=True)
+class Retries:
+    """How a client calls its provider: each call retried up to `count` times on a
+    transient failure, in `semaphore`'s slots (shared by every client with the same
+    `llm.max_concurrency`), sleeping with `sleep` (instant in tests)."""
+
+    count: int
+    semaphore: threading.BoundedSemaphore
+    sleep: Sleep
+
+    @classmethod
+    def of(cls, retries: int, max_concurrency: int, sleep: Sleep) -> Retries:
+        return cls(retries, process_semaphore(max_concurrency), sleep)
+
+    def run(self, attempt: Callable[[], _T]) -> _T:
+        """`attempt` through `call_with_retries` under these limits."""
+        return call_with_retries(
+            attempt, retries=self.count, semaphore=self.semaphore, sleep=self.sleep
+        )
+
+
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds from a Retry-After header given in seconds; None for absent or a date."""
     if value is None:

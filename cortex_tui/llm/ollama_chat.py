@@ -11,22 +11,16 @@ from typing import Any
 
 import httpx
 
-from cortex_tui.llm.base import (
-    JsonTool,
-    LLMError,
-    Sleep,
-    call_with_retries,
-    chat_messages,
-    json_object,
-    process_semaphore,
-)
-from cortex_tui.llm.openai_compat import post_json
+from cortex_tui.llm.base import JsonTool, LLMError, Retries, Sleep, chat_messages, json_object
+from cortex_tui.llm.http_json import Endpoint, HttpChatClient
 
 DEFAULT_MODEL = "llama3.2"
 
 
-class OllamaChatClient:
+class OllamaChatClient(HttpChatClient):
     """An `LLMClient` for Ollama's native chat API."""
+
+    provider = "ollama"
 
     def __init__(
         self,
@@ -39,15 +33,16 @@ class OllamaChatClient:
         sleep: Sleep = time.sleep,
     ) -> None:
         self._url = url.rstrip("/")
-        self._model = model
-        self._retries = retries
-        self._semaphore = process_semaphore(max_concurrency)
-        self._sleep = sleep
-        self._http = http_client or httpx.Client()
-
-    @property
-    def name(self) -> str:
-        return f"ollama:{self._model}"
+        super().__init__(
+            model,
+            Endpoint(
+                f"{self._url}/api/chat",
+                f"Ollama at {self._url}",
+                hints={404: f"run `ollama pull {model}`, or set llm.model to a pulled model"},
+            ),
+            Retries.of(retries, max_concurrency, sleep),
+            http_client,
+        )
 
     def complete(self, system: str, user: str, max_tokens: int, timeout: float) -> str:
         return self._text_of(self._chat(system, user, max_tokens, timeout))
@@ -67,19 +62,7 @@ class OllamaChatClient:
             "options": {"num_predict": max_tokens},
             **extra,
         }
-        return call_with_retries(
-            lambda: post_json(
-                self._http,
-                f"{self._url}/api/chat",
-                payload,
-                timeout=timeout,
-                service=f"Ollama at {self._url}",
-                hints={404: f"run `ollama pull {self._model}`, or set llm.model to a pulled model"},
-            ),
-            retries=self._retries,
-            semaphore=self._semaphore,
-            sleep=self._sleep,
-        )
+        return self._post(payload, timeout)
 
     def _text_of(self, answer: Any) -> str:
         message = answer.get("message") if isinstance(answer, dict) else None

@@ -93,16 +93,9 @@ class RecallArguments(Arguments):
     )
 
     def request(self) -> RecallRequest:
-        return RecallRequest(
-            query=self.query,
-            project=self.project,
-            types=self.types,
-            tags=self.tags,
-            limit=self.limit,
-            as_of=self.as_of,
-            include_history=self.include_history,
-            min_relevance=self.min_relevance,
-        )
+        """The recall asked for: every argument but `breakdown` (how the answer is shown)
+        is a field of the request."""
+        return RecallRequest(**self.model_dump(exclude={"breakdown"}))
 
 
 class RecalledMemory(BaseModel):

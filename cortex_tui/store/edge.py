@@ -35,7 +35,7 @@ from cortex_tui.private import open_private, private_dir
 from cortex_tui.store.backend import QdrantStore
 from cortex_tui.store.base import StoredPoint, StoreMeta
 from cortex_tui.store.edge_layout import MEMORY_VECTORS, payload_indexes, shard_config
-from cortex_tui.store.filters import JOURNAL_ORDER_FIELD
+from cortex_tui.store.filters import JOURNAL_ORDER_FIELD, Between
 from cortex_tui.store.integrity import (
     Integrity,
     Promise,
@@ -87,16 +87,11 @@ class EdgeConditions:
     def has_id(self, ids: Sequence[str]) -> EdgeCondition:
         return qe.HasIdCondition(set(ids))
 
-    def datetime_range(
-        self,
-        key: str,
-        *,
-        gt: str | None = None,
-        gte: str | None = None,
-        lt: str | None = None,
-        lte: str | None = None,
-    ) -> EdgeCondition:
-        return qe.FieldCondition(key, range=qe.RangeDateTime(gt=gt, gte=gte, lt=lt, lte=lte))
+    def datetime_range(self, key: str, bounds: Between) -> EdgeCondition:
+        return qe.FieldCondition(
+            key,
+            range=qe.RangeDateTime(gt=bounds.gt, gte=bounds.gte, lt=bounds.lt, lte=bounds.lte),
+        )
 
     def below(self, key: str, value: int) -> EdgeCondition:
         return qe.FieldCondition(key, range=qe.RangeFloat(lt=value))

@@ -14,6 +14,7 @@ written without the key.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Generic, Protocol, TypeVar
 
@@ -54,6 +55,16 @@ RELATION_DATETIME_FIELDS: tuple[str, ...] = ("valid_to",)
 JOURNAL_ORDER_FIELD = "seq"
 
 
+@dataclass(frozen=True, slots=True)
+class Between:
+    """The bounds of a datetime range, as RFC 3339 text; a bound left None is open."""
+
+    gt: str | None = None
+    gte: str | None = None
+    lt: str | None = None
+    lte: str | None = None
+
+
 class ConditionBuilder(Protocol, Generic[C]):
     """Constructors for one backend's filter conditions (a filter is a condition too)."""
 
@@ -69,15 +80,7 @@ class ConditionBuilder(Protocol, Generic[C]):
 
     def has_id(self, ids: Sequence[str]) -> C: ...
 
-    def datetime_range(
-        self,
-        key: str,
-        *,
-        gt: str | None = None,
-        gte: str | None = None,
-        lt: str | None = None,
-        lte: str | None = None,
-    ) -> C: ...
+    def datetime_range(self, key: str, bounds: Between) -> C: ...
 
     def below(self, key: str, value: int) -> C:
         """The integer field `key` is less than `value`."""
@@ -108,11 +111,14 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
         )
     if flt.as_of is not None:
         at = _rfc3339(flt.as_of)
-        must.append(build.datetime_range("valid_from", lte=at))
-        must.append(build.datetime_range("created_at", lte=at))
+        must.append(build.datetime_range("valid_from", Between(lte=at)))
+        must.append(build.datetime_range("created_at", Between(lte=at)))
         must.append(
             build.combine(
-                should=[build.is_empty("valid_to"), build.datetime_range("valid_to", gt=at)]
+                should=[
+                    build.is_empty("valid_to"),
+                    build.datetime_range("valid_to", Between(gt=at)),
+                ]
             )
         )
     elif flt.current_only:
@@ -150,8 +156,10 @@ def memory_conditions(flt: MemoryFilter, build: ConditionBuilder[C]) -> C | None
             must.append(
                 build.datetime_range(
                     key,
-                    gte=_rfc3339(start) if start is not None else None,
-                    lt=_rfc3339(end) if end is not None else None,
+                    Between(
+                        gte=_rfc3339(start) if start is not None else None,
+                        lt=_rfc3339(end) if end is not None else None,
+                    ),
                 )
             )
     if flt.source_prefix:  # "" is a prefix of every source: no condition

@@ -34,6 +34,7 @@ from cortex_tui.errors import CortexError, StoreError
 from cortex_tui.models import utcnow
 from cortex_tui.store.backend import QdrantStore
 from cortex_tui.store.base import StoredPoint, StoreMeta
+from cortex_tui.store.filters import Between
 from cortex_tui.store.indexes import IndexKind, indexed_fields
 from cortex_tui.store.lexical import LEXICAL_VERSION, SparseTerms
 from cortex_tui.store.points import (
@@ -86,16 +87,11 @@ class ClientConditions:
     def has_id(self, ids: Sequence[str]) -> qm.Condition:
         return qm.HasIdCondition(has_id=list(ids))
 
-    def datetime_range(
-        self,
-        key: str,
-        *,
-        gt: str | None = None,
-        gte: str | None = None,
-        lt: str | None = None,
-        lte: str | None = None,
-    ) -> qm.Condition:
-        return qm.FieldCondition(key=key, range=qm.DatetimeRange(gt=gt, gte=gte, lt=lt, lte=lte))
+    def datetime_range(self, key: str, bounds: Between) -> qm.Condition:
+        return qm.FieldCondition(
+            key=key,
+            range=qm.DatetimeRange(gt=bounds.gt, gte=bounds.gte, lt=bounds.lt, lte=bounds.lte),
+        )
 
     def below(self, key: str, value: int) -> qm.Condition:
         return qm.FieldCondition(key=key, range=qm.Range(lt=value))

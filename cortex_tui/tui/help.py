@@ -11,10 +11,10 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from cortex_tui.tui.widgets.dialog import Dialog
 
 HelpSection = tuple[str, list[Binding]]
 
@@ -52,7 +52,7 @@ def help_content(
     return Content("\n\n").join(blocks)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """A modal listing keys; escape, `?` or q closes it, f1 goes on to the reference pages."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -61,20 +61,15 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
-        width: 80; max-width: 95%; height: auto; max-height: 90%;
-        border: round $accent; background: $surface; padding: 1 2;
-    }
+    HelpScreen > .dialog-box { width: 80; max-height: 90%; }
     """
 
+    keys = "f1: the reference pages · remap in config.toml [tui.keymap]"
+    scrolls = True
+
     def __init__(self, title: str, body: Content) -> None:
-        super().__init__()
-        self._title = title
+        super().__init__(title)
         self._body = body
 
-    def compose(self) -> ComposeResult:
-        with VerticalScroll() as scroll:
-            scroll.border_title = self._title
-            scroll.border_subtitle = "f1: the reference pages · remap in config.toml [tui.keymap]"
-            yield Static(self._body, id="help-body")
+    def compose_body(self) -> ComposeResult:
+        yield Static(self._body, id="help-body")

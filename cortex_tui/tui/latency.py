@@ -37,20 +37,18 @@ import sys
 import tempfile
 import termios
 import time
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cortex_tui.bench.corpus import synthetic_texts
+from cortex_tui.bench.corpus import synthetic_memory, synthetic_texts
 from cortex_tui.clients import local_service
 from cortex_tui.clock import frozen_clock
 from cortex_tui.config import load_settings
 from cortex_tui.demo.loader import demo_now
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.open import open_engine
-from cortex_tui.models import Memory, MemoryType, Scope
 from cortex_tui.tui.run import MODELS_ENV
 
 PAINT_SIZE = (120, 36)
@@ -244,23 +242,10 @@ def _synthetic_store(engine: LocalEngine, size: int) -> None:
     now = engine.now()
     for start in range(0, size, 1024):
         count = min(1024, size - start)
-        memories = []
-        for text in synthetic_texts(count, seed=size + start):
-            created = now - timedelta(hours=rng.uniform(1, 24 * 300))
-            project = rng.choice(["atlas", "harbor", "lighthouse", None])
-            memories.append(
-                Memory(
-                    content=text,
-                    type=rng.choice(list(MemoryType)),
-                    scope=Scope.PROJECT if project else Scope.PERMANENT,
-                    project=project,
-                    tags=rng.sample(["ops", "db", "ci", "review", "frontend", "infra"], k=2),
-                    created_at=created,
-                    updated_at=created,
-                    valid_from=created,
-                    access_count=rng.randint(0, 20),
-                )
-            )
+        memories = [
+            synthetic_memory(text, rng, now, ["atlas", "harbor", "lighthouse", None])
+            for text in synthetic_texts(count, seed=size + start)
+        ]
         vectors = base[noise.integers(0, len(base), count)]
         vectors = (vectors + noise.normal(0, 0.02, vectors.shape)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)

@@ -27,6 +27,7 @@ from cortex_tui.errors import CortexError, StoreDamagedError
 
 if TYPE_CHECKING:
     from cortex_tui.engine.protocol import Engine
+    from cortex_tui.tui.widgets.confirm import ConfirmModal
 
 T = TypeVar("T")
 W = TypeVar("W", bound=Widget)
@@ -142,6 +143,23 @@ class Pane(Vertical):
 
         return self.run_worker(job, name=name, group=name, thread=True, exclusive=exclusive)
 
+    def call_engine_if_confirmed(
+        self,
+        question: ConfirmModal,
+        call: Callable[[], T],
+        answer: Callable[[T], Message],
+        *,
+        name: str,
+    ) -> None:
+        """`call_engine` once the person says yes to `question`, which shows what the
+        step will change: curation changes what every agent recalls from its next turn."""
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.call_engine(call, answer, name=name)
+
+        self.app.push_screen(question, confirmed)
+
     def undo_last(self) -> None:
         """Undo the last curation step, whichever pane took it, and say what it was."""
         from cortex_tui.tui.formatting import undone_summary  # behind the first frame
@@ -164,16 +182,12 @@ class Pane(Vertical):
             "\n  ",
             Content(text),
         )
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.call_engine(
-                    lambda: engine.forget(memory_id),
-                    lambda m: Written(f"Forgot {m.short_id}"),
-                    name=f"{self.pane_id}.forget",
-                )
-
-        self.app.push_screen(ConfirmModal("Forget?", body, confirm="Forget"), confirmed)
+        self.call_engine_if_confirmed(
+            ConfirmModal("Forget?", body, confirm="Forget"),
+            lambda: engine.forget(memory_id),
+            lambda m: Written(f"Forgot {m.short_id}"),
+            name=f"{self.pane_id}.forget",
+        )
 
     @on(Written)
     def _written(self, message: Written) -> None:

@@ -15,9 +15,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -26,9 +24,11 @@ from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, WriteAction
 from cortex_tui.tui.formatting import age, one_line
-from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, Written, titled
+from cortex_tui.tui.panes.base import Answered, OpenHistory, Written
+from cortex_tui.tui.panes.side_by_side import SideBySidePane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.decision import decision_line
+from cortex_tui.tui.widgets.spaced_options import spaced
 from cortex_tui.tui.widgets.text_edit import EditTextModal
 
 _SUBJECT_WIDTH = 30
@@ -94,7 +94,7 @@ def keep_body(kept: Memory, retired: list[Memory]) -> Content:
     return Content("\n").join(lines)
 
 
-class ConflictsPane(Pane):
+class ConflictsPane(SideBySidePane):
     """Conflict groups on the left, the selected group's members on the right."""
 
     pane_id = "conflicts"
@@ -112,26 +112,16 @@ class ConflictsPane(Pane):
     ]
 
     DEFAULT_CSS = """
-    ConflictsPane { padding: 0 1; }
-    ConflictsPane #conflicts-summary { height: 1; color: $text-muted; }
-    ConflictsPane #conflicts-body { height: 1fr; }
-    ConflictsPane OptionList { height: 1fr; border: round $panel-lighten-2; }
-    ConflictsPane OptionList:focus { border: round $accent; }
     ConflictsPane #conflict-groups { width: 36; }
-    ConflictsPane #conflict-members { width: 1fr; }
     """
+
+    lists = (("conflict-groups", "Groups"), ("conflict-members", "Members"))
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
         self._groups: list[ConflictGroup] = []
         self._now: datetime | None = None
         self._selected_group: str | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="conflicts-summary")
-        with Horizontal(id="conflicts-body"):
-            yield titled(OptionList(id="conflict-groups"), "Groups")
-            yield titled(OptionList(id="conflict-members"), "Members")
 
     # --- data ---------------------------------------------------------------------------
 
@@ -151,12 +141,9 @@ class ConflictsPane(Pane):
         old_index = next((i for i, g in enumerate(self._groups) if g.id == previous), 0)
         self._groups, self._now = view.groups, view.now
         groups = self.query_one("#conflict-groups", OptionList)
-        options: list[Option | None] = []
-        for group in view.groups:
-            if options:
-                options.append(None)
-            options.append(Option(group_prompt(group, view.now), id=group.id))
-        groups.set_options(options)
+        groups.set_options(
+            spaced(Option(group_prompt(group, view.now), id=group.id) for group in view.groups)
+        )
         count = len(view.groups)
         self.query_one("#conflicts-summary", Static).update(
             Content.assemble(
@@ -186,17 +173,22 @@ class ConflictsPane(Pane):
             members.clear_options()
             return
         self._selected_group = group.id
-        options: list[Option | None] = []
-        for memory in group.members:
-            if options:
-                options.append(None)
-            options.append(Option(member_prompt(memory, self._now), id=memory.id))
-        members.set_options(options)
+        now = self._now
+        members.set_options(
+            spaced(Option(member_prompt(memory, now), id=memory.id) for memory in group.members)
+        )
         members.highlighted = 0
 
     @property
     def selected_group(self) -> ConflictGroup | None:
         return next((g for g in self._groups if g.id == self._selected_group), None)
+
+    def _group_to_act_on(self) -> ConflictGroup | None:
+        """The selected group, or None after saying there is none to merge or dismiss."""
+        group = self.selected_group
+        if group is None:
+            self.notify("No conflict group selected.", severity="warning")
+        return group
 
     @property
     def selected_member(self) -> Memory | None:
@@ -216,35 +208,19 @@ class ConflictsPane(Pane):
             return
         retired = [m for m in group.members if m.id != kept.id]
         engine = self.engine
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.call_engine(
-                    lambda: engine.curation.resolve(group.id, kept.id),
-                    lambda memory: Written(f"Kept {memory.short_id}; others retired"),
-                    name="conflicts.keep",
-                )
-
-        self.app.push_screen(
+        self.call_engine_if_confirmed(
             ConfirmModal("Keep this memory?", keep_body(kept, retired), confirm="Keep"),
-            confirmed,
+            lambda: engine.curation.resolve(group.id, kept.id),
+            lambda memory: Written(f"Kept {memory.short_id}; others retired"),
+            name="conflicts.keep",
         )
 
     def action_merge(self) -> None:
         """Replace every member with one text the person writes (one new memory)."""
-        group = self.selected_group
+        group = self._group_to_act_on()
         if group is None:
-            self.notify("No conflict group selected.", severity="warning")
             return
         engine = self.engine
-
-        def confirmed(text: str, yes: bool | None) -> None:
-            if yes:
-                self.call_engine(
-                    lambda: engine.curation.merge(group.id, text),
-                    lambda memory: Written(f"Merged into {memory.short_id}"),
-                    name="conflicts.merge",
-                )
 
         def edited(text: str | None) -> None:
             if text is None:
@@ -254,9 +230,11 @@ class ConflictsPane(Pane):
                 "\n  ",
                 Content(text),
             )
-            self.app.push_screen(
+            self.call_engine_if_confirmed(
                 ConfirmModal("Merge the group?", body, confirm="Merge"),
-                lambda yes: confirmed(text, yes),
+                lambda: engine.curation.merge(group.id, text),
+                lambda memory: Written(f"Merged into {memory.short_id}"),
+                name="conflicts.merge",
             )
 
         self.app.push_screen(
@@ -270,25 +248,20 @@ class ConflictsPane(Pane):
 
     def action_dismiss(self) -> None:
         """Not a conflict: every member stays current and the group is closed."""
-        group = self.selected_group
+        group = self._group_to_act_on()
         if group is None:
-            self.notify("No conflict group selected.", severity="warning")
             return
         engine = self.engine
         body = Content.assemble(
             ("Not a conflict: all of these stay current and are never raised again.", "bold"),
             *(Content.assemble("\n  ", Content(m.content)) for m in group.members),
         )
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.call_engine(
-                    lambda: engine.curation.dismiss(group.id),
-                    lambda _: Written("Dismissed; the members stay current"),
-                    name="conflicts.dismiss",
-                )
-
-        self.app.push_screen(ConfirmModal("Dismiss the group?", body, confirm="Dismiss"), confirmed)
+        self.call_engine_if_confirmed(
+            ConfirmModal("Dismiss the group?", body, confirm="Dismiss"),
+            lambda: engine.curation.dismiss(group.id),
+            lambda _: Written("Dismissed; the members stay current"),
+            name="conflicts.dismiss",
+        )
 
     def action_undo(self) -> None:
         """Undo the last curation action (a keep, merge or dismiss, or any other)."""

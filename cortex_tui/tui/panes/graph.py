@@ -35,6 +35,7 @@ from cortex_tui.tui.widgets.choice import ChoiceModal
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.neighbour_tree import NeighbourTree, TreeItem
 from cortex_tui.tui.widgets.prompt import PromptModal
+from cortex_tui.tui.widgets.spaced_options import spaced
 
 HOPS = 2
 LIST_LIMIT = 40
@@ -243,12 +244,9 @@ class GraphPane(Pane):
             memories.clear_options()
             return
         now = self._now
-        options: list[Option | None] = []
-        for memory in node.memories:
-            if options:
-                options.append(None)
-            options.append(Option(memory_prompt(memory, now), id=memory.id))
-        memories.set_options(options)
+        memories.set_options(
+            spaced(Option(memory_prompt(memory, now), id=memory.id) for memory in node.memories)
+        )
         memories.highlighted = 0 if node.memories else None
         older = len(node.memory_ids) - len(node.memories)
         memories.border_title = f"Mentioned in · {node.entity.name}"
@@ -406,14 +404,9 @@ class GraphPane(Pane):
             f"{len(source.memory_ids)} mentions and its relations move to "
             f"{target.name}.\nu undoes the merge.",
         )
-        self.app.push_screen(
-            ConfirmModal("Merge entities?", body, confirm="Merge"),
-            lambda yes: self._merge(source, target) if yes else None,
-        )
-
-    def _merge(self, source: Entity, target: Entity) -> None:
         graph = self.engine.graph
-        self.call_engine(
+        self.call_engine_if_confirmed(
+            ConfirmModal("Merge entities?", body, confirm="Merge"),
             lambda: graph.merge(source.id, target.id),
             lambda survivor: EntityChanged(
                 source, survivor, f"Merged {source.name} into {survivor.name}"

@@ -9,14 +9,13 @@ makes its text current again as a *new* version, so the past stays as it was.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -25,9 +24,11 @@ from cortex_tui.engine.protocol import Engine
 from cortex_tui.models import Memory, MemoryStatus, WriteAction
 from cortex_tui.store.base import MemoryFilter
 from cortex_tui.tui.formatting import ago, one_line
-from cortex_tui.tui.panes.base import Answered, Pane, Written, titled
+from cortex_tui.tui.panes.base import Answered, Written
+from cortex_tui.tui.panes.side_by_side import SideBySidePane
 from cortex_tui.tui.widgets.confirm import ConfirmModal
 from cortex_tui.tui.widgets.decision import decision_line
+from cortex_tui.tui.widgets.spaced_options import spaced
 from cortex_tui.tui.widgets.word_diff import word_diff
 
 SCAN_PAGE = 500
@@ -124,7 +125,7 @@ def version_prompt(number: int, memory: Memory, older: Memory | None) -> Content
     return Content.assemble(prompt, "\n", decision_line(why))
 
 
-class HistoryPane(Pane):
+class HistoryPane(SideBySidePane):
     """Changed chains on the left; the selected chain's versions on the right."""
 
     pane_id = "history"
@@ -139,26 +140,16 @@ class HistoryPane(Pane):
     ]
 
     DEFAULT_CSS = """
-    HistoryPane { padding: 0 1; }
-    HistoryPane #history-summary { height: 1; color: $text-muted; }
-    HistoryPane #history-body { height: 1fr; }
-    HistoryPane OptionList { height: 1fr; border: round $panel-lighten-2; }
-    HistoryPane OptionList:focus { border: round $accent; }
     HistoryPane #history-chains { width: 40; }
-    HistoryPane #history-versions { width: 1fr; }
     """
+
+    lists = (("history-chains", "Changed facts"), ("history-versions", "Versions, newest first"))
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
         self._heads: list[Memory] = []
         self._versions: list[Memory] = []
         self._focus_id: str | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="history-summary")
-        with Horizontal(id="history-body"):
-            yield titled(OptionList(id="history-chains"), "Changed facts")
-            yield titled(OptionList(id="history-versions"), "Versions, newest first")
 
     # --- data ---------------------------------------------------------------------------
 
@@ -188,12 +179,9 @@ class HistoryPane(Pane):
         listing = message.result
         self._heads = listing.heads
         chains = self.query_one("#history-chains", OptionList)
-        options: list[Option | None] = []
-        for head in listing.heads:
-            if options:
-                options.append(None)
-            options.append(Option(head_prompt(head, listing.now), id=head.id))
-        chains.set_options(options)
+        chains.set_options(
+            spaced(Option(head_prompt(head, listing.now), id=head.id) for head in listing.heads)
+        )
         count = len(listing.heads)
         self.query_one("#history-summary", Static).update(
             f"{count} fact{'s' * (count != 1)} changed over time"
@@ -210,15 +198,13 @@ class HistoryPane(Pane):
         chain = message.result
         self._versions = chain.versions
         versions = self.query_one("#history-versions", OptionList)
-        options: list[Option | None] = []
-        ordered = list(enumerate(chain.versions, start=1))
-        for number, memory in reversed(ordered):
-            older = chain.versions[number - 2] if number > 1 else None
-            if options:
-                options.append(None)
-            options.append(Option(version_prompt(number, memory, older), id=memory.id))
-        versions.set_options(options)
-        versions.highlighted = 0 if options else None
+        versions.set_options(
+            spaced(
+                Option(version_prompt(number, memory, older), id=memory.id)
+                for number, memory, older in _newest_first(chain.versions)
+            )
+        )
+        versions.highlighted = 0 if chain.versions else None
         if chain.versions:
             versions.border_subtitle = f"{len(chain.versions)} versions"
         self._highlight_shown_chain()
@@ -275,15 +261,11 @@ class HistoryPane(Pane):
                 ),
             ]
         )
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.call_engine(
-                    lambda: engine.curation.restore(old.id), Restored, name="history.restore"
-                )
-
-        self.app.push_screen(
-            ConfirmModal("Restore this version?", body, confirm="Restore"), confirmed
+        self.call_engine_if_confirmed(
+            ConfirmModal("Restore this version?", body, confirm="Restore"),
+            lambda: engine.curation.restore(old.id),
+            Restored,
+            name="history.restore",
         )
 
     @on(Restored)
@@ -297,3 +279,10 @@ class HistoryPane(Pane):
 
     def action_reload(self) -> None:
         self.reload()
+
+
+def _newest_first(versions: list[Memory]) -> Iterator[tuple[int, Memory, Memory | None]]:
+    """Each version, newest first, with its number (1 is the first) and the one it
+    replaced, which its word diff is against."""
+    for number in range(len(versions), 0, -1):
+        yield number, versions[number - 1], versions[number - 2] if number > 1 else None

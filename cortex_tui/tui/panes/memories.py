@@ -15,8 +15,10 @@ journal, so undo reverts them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -26,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static
 
 from cortex_tui.engine.protocol import Engine
@@ -391,6 +394,15 @@ class MemoriesPane(Pane):
         scope: Scope | None = None,
         tags: list[str] | None = None,
     ) -> None:
+        """Write the given fields as a new version of `memory`, unless each is what the
+        memory has already (its own type chosen again, the same tags): that writes nothing."""
+        if (
+            content in (None, memory.content)
+            and type in (None, memory.type)
+            and scope in (None, memory.scope)
+            and tags in (None, memory.tags)
+        ):
+            return
         engine = self.engine
 
         def call() -> Memory:
@@ -406,80 +418,56 @@ class MemoriesPane(Pane):
 
     def action_edit(self) -> None:
         """New content, as a new version (the old text stays in the history)."""
-        memory = self._editable()
-        if memory is None:
-            return
-
-        def edited(text: str | None) -> None:
-            if text is not None:
-                self._update(memory, "Edited", content=text)
-
-        self.app.push_screen(
-            EditTextModal(
+        self._ask_then_update(
+            lambda memory: EditTextModal(
                 f"Edit {memory.short_id}",
                 memory.content,
                 hint="Saving writes a new version; the old one stays in the history.",
             ),
-            edited,
+            lambda memory, text: self._update(memory, "Edited", content=text),
         )
 
     def action_retype(self) -> None:
-        memory = self._editable()
-        if memory is None:
-            return
-
-        def chosen(value: str | None) -> None:
-            if value is not None and value != memory.type.value:
-                self._update(memory, f"Type {value}", type=MemoryType(value))
-
-        self.app.push_screen(
-            ChoiceModal(
-                f"Type of {memory.short_id}",
-                [(t.value, t.value) for t in MemoryType],
-                current=memory.type.value,
-            ),
-            chosen,
+        self._ask_then_update(
+            lambda memory: _choice(f"Type of {memory.short_id}", MemoryType, memory.type),
+            lambda memory, value: self._update(memory, f"Type {value}", type=MemoryType(value)),
         )
 
     def action_rescope(self) -> None:
-        memory = self._editable()
-        if memory is None:
-            return
-
-        def chosen(value: str | None) -> None:
-            if value is not None and value != memory.scope.value:
-                self._update(memory, f"Scope {value}", scope=Scope(value))
-
-        self.app.push_screen(
-            ChoiceModal(
-                f"Scope of {memory.short_id}",
-                [(s.value, s.value) for s in Scope],
-                current=memory.scope.value,
-            ),
-            chosen,
+        self._ask_then_update(
+            lambda memory: _choice(f"Scope of {memory.short_id}", Scope, memory.scope),
+            lambda memory, value: self._update(memory, f"Scope {value}", scope=Scope(value)),
         )
 
     def action_retag(self) -> None:
-        memory = self._editable()
-        if memory is None:
-            return
-
-        def answered(text: str | None) -> None:
-            if text is None:
-                return
-            tags = [t.strip() for t in text.split(",") if t.strip()]
-            if tags != memory.tags:
-                self._update(memory, "Tagged", tags=tags)
-
-        self.app.push_screen(
-            PromptModal(
+        self._ask_then_update(
+            lambda memory: PromptModal(
                 f"Tags of {memory.short_id}",
                 value=", ".join(memory.tags),
                 hint="Comma-separated; empty removes every tag.",
                 allow_empty=True,
             ),
-            answered,
+            lambda memory, text: self._update(
+                memory, "Tagged", tags=[t.strip() for t in text.split(",") if t.strip()]
+            ),
         )
+
+    def _ask_then_update(
+        self,
+        ask: Callable[[Memory], ModalScreen[str | None]],
+        update: Callable[[Memory, str], None],
+    ) -> None:
+        """Ask for a new value of the selected memory's field, then write it as a new
+        version; backing out of the question (escape) writes nothing."""
+        memory = self._editable()
+        if memory is None:
+            return
+
+        def answered(value: str | None) -> None:
+            if value is not None:
+                update(memory, value)
+
+        self.app.push_screen(ask(memory), answered)
 
     def action_forget(self) -> None:
         """Mark the memory deleted (recall stops serving it; purge removes it for good)."""
@@ -505,3 +493,10 @@ class MemoriesPane(Pane):
         memory = self._target()
         if memory is not None:
             self.post_message(ExplainMemory(memory.id))
+
+
+def _choice(title: str, values: type[StrEnum], current: StrEnum) -> ChoiceModal:
+    """Every value of a fixed-choice field (type, scope), the memory's own highlighted."""
+    return ChoiceModal(
+        title, [(member.value, member.value) for member in values], current=current.value
+    )

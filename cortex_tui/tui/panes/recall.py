@@ -144,13 +144,7 @@ class RecallPane(Pane):
                 placeholder="what would the agent recall? (enter)", id="recall-query", compact=True
             )
             yield Label("profile")
-            yield Select[str](
-                [("default", "default")],
-                value="default",
-                allow_blank=False,
-                id="recall-profile",
-                compact=True,
-            )
+            yield _profile_picker("recall-profile")
         with Horizontal(id="recall-filter-row", classes="recall-row"):
             yield Label("project")
             yield Select[str]([], prompt="any", id="recall-project", compact=True)
@@ -162,13 +156,7 @@ class RecallPane(Pane):
             yield Label("compare with query")
             yield Input(placeholder="empty: the same query", id="recall-query-b", compact=True)
             yield Label("profile")
-            yield Select[str](
-                [("default", "default")],
-                value="default",
-                allow_blank=False,
-                id="recall-profile-b",
-                compact=True,
-            )
+            yield _profile_picker("recall-profile-b")
         with Horizontal(id="recall-why-row", classes="recall-row"):
             yield Label("why not")
             yield Input(placeholder="memory id or prefix (enter)", id="recall-why-id", compact=True)
@@ -513,3 +501,11 @@ _HINT = Content.assemble(
     " edit weights, re-rank live, save as a profile",
 )
 _EMPTY = Content.styled("no results", "$text-muted")
+
+
+def _profile_picker(select_id: str) -> Select[str]:
+    """A recall profile to rank with; it starts on the default one, and the pane offers
+    the others once the engine has listed them."""
+    return Select[str](
+        [("default", "default")], value="default", allow_blank=False, id=select_id, compact=True
+    )

@@ -7,14 +7,14 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from cortex_tui.tui.widgets.dialog import Dialog
 
-class ChoiceModal(ModalScreen[str | None]):
+
+class ChoiceModal(Dialog[str | None]):
     """Dismisses with the id of the chosen option on enter, or None on escape.
 
     `choices` are (id, label) pairs; `current` is highlighted first, so enter on an
@@ -26,33 +26,27 @@ class ChoiceModal(ModalScreen[str | None]):
     ]
 
     DEFAULT_CSS = """
-    ChoiceModal { align: center middle; }
-    ChoiceModal > Vertical {
-        width: 60; max-width: 95%; height: auto; max-height: 80%;
-        border: round $accent; background: $surface; padding: 1 2;
-    }
+    ChoiceModal > .dialog-box { width: 60; max-height: 80%; }
     ChoiceModal OptionList { height: auto; max-height: 20; border: none; }
     """
+
+    keys = "enter choose · esc cancel"
 
     def __init__(
         self, title: str, choices: list[tuple[str, Content | str]], *, current: str | None = None
     ) -> None:
-        super().__init__()
-        self._title = title
+        super().__init__(title)
         self._choices = choices
         self._current = current
 
-    def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            box.border_title = self._title
-            box.border_subtitle = "enter choose · esc cancel"
-            yield OptionList(
-                *(
-                    Option(label if isinstance(label, Content) else Content(label), id=key)
-                    for key, label in self._choices
-                ),
-                id="choice-list",
-            )
+    def compose_body(self) -> ComposeResult:
+        yield OptionList(
+            *(
+                Option(label if isinstance(label, Content) else Content(label), id=key)
+                for key, label in self._choices
+            ),
+            id="choice-list",
+        )
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -11,13 +11,14 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from cortex_tui.tui.widgets.dialog import Dialog
 
-class ConfirmModal(ModalScreen[bool]):
+
+class ConfirmModal(Dialog[bool]):
     """Dismisses with True on y / enter / the confirm button, False on n / escape."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -26,30 +27,25 @@ class ConfirmModal(ModalScreen[bool]):
     ]
 
     DEFAULT_CSS = """
-    ConfirmModal { align: center middle; }
-    ConfirmModal > VerticalScroll {
-        width: 76; max-width: 95%; height: auto; max-height: 90%;
-        border: round $accent; background: $surface; padding: 1 2;
-    }
+    ConfirmModal > .dialog-box { width: 76; max-height: 90%; }
     ConfirmModal #confirm-body { height: auto; margin-bottom: 1; }
     ConfirmModal Horizontal { height: auto; align-horizontal: right; }
     ConfirmModal Button { margin-left: 2; }
     """
 
+    keys = "y confirm · n / esc cancel"
+    scrolls = True
+
     def __init__(self, title: str, body: Content, *, confirm: str = "Yes") -> None:
-        super().__init__()
-        self._title = title
+        super().__init__(title)
         self._body = body
         self._confirm = confirm
 
-    def compose(self) -> ComposeResult:
-        with VerticalScroll() as box:
-            box.border_title = self._title
-            box.border_subtitle = "y confirm · n / esc cancel"
-            yield Static(self._body, id="confirm-body")
-            with Horizontal():
-                yield Button("Cancel", id="confirm-cancel")
-                yield Button(self._confirm, variant="primary", id="confirm-ok")
+    def compose_body(self) -> ComposeResult:
+        yield Static(self._body, id="confirm-body")
+        with Horizontal():
+            yield Button("Cancel", id="confirm-cancel")
+            yield Button(self._confirm, variant="primary", id="confirm-ok")
 
     def on_mount(self) -> None:
         self.query_one("#confirm-ok", Button).focus()

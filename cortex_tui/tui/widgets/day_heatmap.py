@@ -16,10 +16,9 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.reactive import reactive
-from textual.widget import Widget
 
 from cortex_tui.overview.models import DayCounts
+from cortex_tui.tui.widgets.item_cursor import ItemCursor
 
 CELL = "■ "
 LABEL = 4
@@ -37,7 +36,7 @@ def level(count: int, busiest: int) -> int:
     return max(1, min(LEVELS, -(-count * LEVELS // busiest)))
 
 
-class DayHeatmap(Widget, can_focus=True):
+class DayHeatmap(ItemCursor[DayCounts]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-7)", "Week before", show=False),
         Binding("right", "move(7)", "Week after", show=False),
@@ -49,8 +48,6 @@ class DayHeatmap(Widget, can_focus=True):
     DayHeatmap { height: 10; padding: 0 1; }
     """
 
-    cursor: reactive[int] = reactive(0)
-
     @dataclass
     class Chosen(Message):
         """A day picked, to list its memories."""
@@ -59,7 +56,6 @@ class DayHeatmap(Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._days: list[DayCounts] = []
         self._metric = "created"
         self._shades: list[str] = [""] * (LEVELS + 1)
 
@@ -67,7 +63,7 @@ class DayHeatmap(Widget, can_focus=True):
         """`shades[level]` colours a day of that level (0: none that day). The cursor
         stays on its day, else goes to the latest day with something to show."""
         chosen = self.selected.day if self.selected else None
-        self._days, self._metric, self._shades = days, metric, shades
+        self._items, self._metric, self._shades = days, metric, shades
         active = [i for i, day in enumerate(days) if getattr(day, metric)]
         latest = active[-1] if active else len(days) - 1
         index = next((i for i, d in enumerate(days) if d.day == chosen), latest)
@@ -76,29 +72,25 @@ class DayHeatmap(Widget, can_focus=True):
             self.post_message(self.Chosen(self.selected))
         self.refresh()
 
-    @property
-    def selected(self) -> DayCounts | None:
-        return self._days[self.cursor] if 0 <= self.cursor < len(self._days) else None
-
     def _offset(self) -> int:
-        return date.fromisoformat(self._days[0].day).weekday() if self._days else 0
+        return date.fromisoformat(self._items[0].day).weekday() if self._items else 0
 
     def _weeks(self) -> int:
-        return (self._offset() + len(self._days) + 6) // 7
+        return (self._offset() + len(self._items) + 6) // 7
 
     def _cell_width(self) -> int:
         room = (self.content_size.width - LABEL) // max(self._weeks(), 1)
         return max(1, min(WIDEST, room))
 
     def render(self) -> Content:
-        if not self._days:
+        if not self._items:
             return Content("")
         offset, weeks, width = self._offset(), self._weeks(), self._cell_width()
         cell = {1: "■", 2: CELL}.get(width, "█" * (width - 1) + " ")
-        busiest = max(getattr(day, self._metric) for day in self._days)
+        busiest = max(getattr(day, self._metric) for day in self._items)
         grid: list[list[tuple[str, str]]] = [[(" " * width, "")] * weeks for _ in range(7)]
         months = [" "] * (weeks * width + 3)
-        for index, day in enumerate(self._days):
+        for index, day in enumerate(self._items):
             week, weekday = divmod(offset + index, 7)
             style = self._shades[level(getattr(day, self._metric), busiest)]
             if index == self.cursor:
@@ -120,20 +112,10 @@ class DayHeatmap(Widget, can_focus=True):
         if self.selected is not None:
             self.post_message(self.Chosen(self.selected))
 
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
-
-    def action_move(self, step: int) -> None:
-        if self._days:
-            self.cursor = max(0, min(len(self._days) - 1, self.cursor + step))
-
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None or offset.y < 1 or offset.x < LABEL:
             return
         index = (offset.x - LABEL) // self._cell_width() * 7 + (offset.y - 1) - self._offset()
-        if 0 <= index < len(self._days):
+        if 0 <= index < len(self._items):
             self.cursor = index

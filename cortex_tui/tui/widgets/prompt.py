@@ -7,12 +7,12 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input
+
+from cortex_tui.tui.widgets.dialog import Dialog
 
 
-class PromptModal(ModalScreen[str | None]):
+class PromptModal(Dialog[str | None]):
     """Dismisses with the stripped answer on enter, or None on escape.
 
     `allow_empty` lets an empty answer through (clearing all tags is a real answer).
@@ -23,30 +23,20 @@ class PromptModal(ModalScreen[str | None]):
     ]
 
     DEFAULT_CSS = """
-    PromptModal { align: center middle; }
-    PromptModal > Vertical {
-        width: 70; max-width: 95%; height: auto;
-        border: round $accent; background: $surface; padding: 1 2;
-    }
-    PromptModal #prompt-hint { height: auto; color: $text-muted; margin-bottom: 1; }
+    PromptModal > .dialog-box { width: 70; }
     """
+
+    keys = "enter ok · esc cancel"
 
     def __init__(
         self, title: str, *, value: str = "", hint: str = "", allow_empty: bool = False
     ) -> None:
-        super().__init__()
-        self._title = title
+        super().__init__(title, hint=hint)
         self._value = value
-        self._hint = hint
         self._allow_empty = allow_empty
 
-    def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            box.border_title = self._title
-            box.border_subtitle = "enter ok · esc cancel"
-            if self._hint:
-                yield Static(self._hint, id="prompt-hint", markup=False)
-            yield Input(self._value, id="prompt-input")
+    def compose_body(self) -> ComposeResult:
+        yield Input(self._value, id="prompt-input")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -11,12 +11,12 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from cortex_tui.tui.widgets.dialog import Dialog
 
-class EditTextModal(ModalScreen[str | None]):
+
+class EditTextModal(Dialog[str | None]):
     """Dismisses with the new text on ctrl+s, or None on escape."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -25,33 +25,23 @@ class EditTextModal(ModalScreen[str | None]):
     ]
 
     DEFAULT_CSS = """
-    EditTextModal { align: center middle; }
-    EditTextModal > Vertical {
-        width: 90; max-width: 95%; height: auto; max-height: 90%;
-        border: round $accent; background: $surface; padding: 1 2;
-    }
-    EditTextModal #edit-hint { height: auto; color: $text-muted; margin-bottom: 1; }
+    EditTextModal > .dialog-box { width: 90; max-height: 90%; }
     EditTextModal TextArea { height: 10; }
     EditTextModal #edit-error { height: auto; color: $error; }
     """
 
+    keys = "ctrl+s save · esc cancel"
+
     def __init__(
         self, title: str, text: str, *, hint: str = "", require_change: bool = True
     ) -> None:
-        super().__init__()
-        self._title = title
+        super().__init__(title, hint=hint)
         self._text = text
-        self._hint = hint
         self._require_change = require_change
 
-    def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            box.border_title = self._title
-            box.border_subtitle = "ctrl+s save · esc cancel"
-            if self._hint:
-                yield Static(self._hint, id="edit-hint", markup=False)
-            yield TextArea(self._text, soft_wrap=True, id="edit-text")
-            yield Static("", id="edit-error")
+    def compose_body(self) -> ComposeResult:
+        yield TextArea(self._text, soft_wrap=True, id="edit-text")
+        yield Static("", id="edit-error")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -17,10 +17,9 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.reactive import reactive
-from textual.widget import Widget
 
 from cortex_tui.overview.models import TermCount
+from cortex_tui.tui.widgets.item_cursor import ItemCursor
 
 TIERS = (0.6, 0.35, 0.15)
 """Shares of the top count at which a term enters tiers 3, 2, 1 (below: tier 0)."""
@@ -59,7 +58,7 @@ def layout(terms: Sequence[TermCount], width: int) -> list[list[Placed]]:
     return [line for line in lines if line]
 
 
-class WordCloudView(Widget, can_focus=True):
+class WordCloudView(ItemCursor[TermCount]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1)", "Previous", show=False),
         Binding("right", "move(1)", "Next", show=False),
@@ -71,8 +70,6 @@ class WordCloudView(Widget, can_focus=True):
     DEFAULT_CSS = """
     WordCloudView { height: 1fr; padding: 1 2; }
     """
-
-    cursor: reactive[int] = reactive(0)
 
     @dataclass
     class Picked(Message):
@@ -88,33 +85,28 @@ class WordCloudView(Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._terms: list[TermCount] = []
         self._ramp: list[str] = ["", "", "", ""]
 
     def show(self, terms: list[TermCount], ramp: list[str]) -> None:
         """`ramp`: a style per tier, faint to strong."""
-        self._terms, self._ramp = terms, ramp
+        self._items, self._ramp = terms, ramp
         self.set_reactive(WordCloudView.cursor, 0)
         self.post_message(self.Moved(self.selected))
         self.refresh()
 
-    @property
-    def selected(self) -> TermCount | None:
-        return self._terms[self.cursor] if self._terms else None
-
     def _lines(self) -> list[list[Placed]]:
-        return layout(self._terms, max(self.content_size.width, 10))
+        return layout(self._items, max(self.content_size.width, 10))
 
     def render(self) -> Content:
-        if not self._terms:
+        if not self._items:
             return Content.styled("no words yet: nothing matches this filter", "$text-muted")
-        top = self._terms[0].count
+        top = self._items[0].count
         rows = []
         for line in self._lines():
             pieces: list[Content | str | tuple[str, str]] = []
             column = 0
             for placed in line:
-                term = self._terms[placed.index]
+                term = self._items[placed.index]
                 pieces.append(" " * (placed.column - column))
                 style = self._ramp[tier(term.count, top)]
                 if term.kind == "entity":
@@ -128,16 +120,6 @@ class WordCloudView(Widget, can_focus=True):
 
     def watch_cursor(self) -> None:
         self.post_message(self.Moved(self.selected))
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
-
-    def action_move(self, step: int) -> None:
-        if self._terms:
-            self.cursor = max(0, min(len(self._terms) - 1, self.cursor + step))
 
     def action_line(self, step: int) -> None:
         lines = self._lines()
