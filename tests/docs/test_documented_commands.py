@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import MODELS_ENV
 from tests.docs.documented_commands import (
     NOT_RUN,
     SETUP,
@@ -97,10 +98,16 @@ def test_commands_quoted_in_prose_name_real_options(document: Path) -> None:
 @pytest.fixture
 def sandbox(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A reader's machine in miniature: an empty HOME, a git repository to work in, the
-    installed `cortex-tui` on PATH, no settings of ours from the outside."""
+    installed `cortex-tui` on PATH, no settings of ours from the outside but the models
+    folder: the default model is built from the wheel once a run (seconds of CPU a block
+    otherwise), and a reader's first command builds the same one."""
     home, work = tmp_path / "home", tmp_path / "home" / "work"
     work.mkdir(parents=True)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("CORTEX_")}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("CORTEX_") or key == MODELS_ENV
+    }
     env |= {
         "HOME": str(home),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
