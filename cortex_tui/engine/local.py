@@ -27,12 +27,13 @@ from cortex_tui.engine import turn_judgements
 from cortex_tui.engine.limits import check_content, check_query, check_turn
 from cortex_tui.engine.protocol import MAX_DAYS
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
+from cortex_tui.given.judgements import Judgement, JudgementLog
+from cortex_tui.given.log import GivenLog
+from cortex_tui.given.record import GivenRecord, Verdict, redacted
+from cortex_tui.given.segments import FOLDER
+from cortex_tui.given.usefulness import Unhelpful, unhelpful
 from cortex_tui.graph.index import GraphIndex
 from cortex_tui.graph.service import GraphService
-from cortex_tui.injections.judgements import Judgement, JudgementLog
-from cortex_tui.injections.log import InjectionLog
-from cortex_tui.injections.record import Injection, Verdict, redacted
-from cortex_tui.injections.usefulness import Unhelpful, unhelpful
 from cortex_tui.lifecycle import LifecycleReport, run_lifecycle
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.llm.factory import make_llm
@@ -151,9 +152,9 @@ class LocalEngine:
             privacy=self.privacy,
         )
         self._overview = Overview(store, embedder, clock)
-        self.injection_log = InjectionLog(settings.home / "injections", settings.injections, clock)
-        """What memory gave each agent turn (`injections/`)."""
-        self.judgement_log = JudgementLog(settings.home / "injections" / "judgements.jsonl")
+        self.given_log = GivenLog(settings.home / FOLDER, settings.injections, clock)
+        """What memory gave each agent turn (`given/log.py`)."""
+        self.judgement_log = JudgementLog(settings.home / FOLDER / "judgements.jsonl")
         """A person's judgements of what the turns were given."""
         self.projects = ProjectNames(store)
         """Project names as people give them (`api`) to the keys memories are filed
@@ -287,20 +288,18 @@ class LocalEngine:
             total=self.store.count_memories(filter),
         )
 
-    def injections(
+    def given(
         self,
         session: str | None = None,
         agent: str | None = None,
         limit: int = 50,
         before: datetime | None = None,
-    ) -> list[Injection]:
-        records = self.injection_log.newest(
-            session=session, agent=agent, limit=limit, before=before
-        )
+    ) -> list[GivenRecord]:
+        records = self.given_log.newest(session=session, agent=agent, limit=limit, before=before)
         return turn_judgements.judged_records(self, records)
 
     def unhelpful_memories(self, min_given: int = 3) -> list[Unhelpful]:
-        records = self.injection_log.newest(limit=sys.maxsize)
+        records = self.given_log.newest(limit=sys.maxsize)
         return unhelpful(records, self.judgement_log.standing(), min_given)
 
     def judge_turn(self, injection_id: str, memory_id: str, verdict: Verdict) -> Judgement:
@@ -309,10 +308,10 @@ class LocalEngine:
     def withdraw_judgement(self, judgement_id: str) -> Judgement:
         return turn_judgements.withdraw_judgement(self, judgement_id)
 
-    def record_injection(self, injection: Injection) -> None:
+    def record_given(self, record: GivenRecord) -> None:
         """The privacy step's guard first: a memory written before a secret's kind was
         known, or a prompt pasted with a key in it, is kept with a placeholder."""
-        self.injection_log.append(redacted(injection, self.privacy.clean))
+        self.given_log.append(redacted(record, self.privacy.clean))
 
     def history(self, memory_id: str) -> list[Memory]:
         """The version chain containing `memory_id`, oldest first."""
