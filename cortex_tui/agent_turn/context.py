@@ -17,7 +17,7 @@ from cortex_tui.agent_turn.sessions import SessionTurns
 from cortex_tui.config import Settings
 from cortex_tui.engine.standing import StandingBlock
 from cortex_tui.format import without_lines_of
-from cortex_tui.injections.record import Given
+from cortex_tui.given.record import Given
 from cortex_tui.models import RecallResponse
 from cortex_tui.recall.gate import prompt_floor
 from cortex_tui.recall.request import RecallRequest
@@ -32,7 +32,7 @@ Recall = Callable[[RecallRequest], tuple[RecallResponse, list[str]]]
 
 @dataclass
 class ContextAnswer:
-    """A pre hook's context, what it was made of (for its injection record) and the
+    """A pre hook's context, what it was made of (for its given record) and the
     recalled memories whose reads are still to be counted."""
 
     given: Given = field(default_factory=Given)

@@ -2,7 +2,7 @@
 service answered (not running, still starting, or refusing to start).
 
 The service records every context it gives; a prompt it never answered would leave no
-trace, and `cortex-tui turns` could not tell "nothing bore on it" from "the hook gave
+trace, and `cortex-tui given` could not tell "nothing bore on it" from "the hook gave
 up". So the hook process writes that record itself, in the same files, on its failure
 path only. Standard library only (the records' models would cost the hook the time it
 no longer has); a record that cannot be written costs a log line. It keeps no word of
@@ -17,7 +17,7 @@ import uuid
 
 from cortex_tui.agent_turn.events import parse_event
 from cortex_tui.agent_turn.plan import plan_pre
-from cortex_tui.injections.segments import append_line, current_segment, locked
+from cortex_tui.given.segments import FOLDER, append_line, current_segment, locked
 from cortex_tui.quick_settings import prompt_limits, records_kept
 
 TYPE_CHECKING = False
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from cortex_tui.log_protocol import Log
 
     Missed = Literal["timed out", "no service"]
-    """Why the hook gave up: the outcomes of `injections.record.Outcome` it records."""
+    """Why the hook gave up: the outcomes of `given.record.Outcome` it records."""
 
 
 _recorded: list[str] = []
@@ -62,7 +62,7 @@ def record_missed(home: str, raw_event: str, outcome: Missed, log: Log) -> None:
             "outcome": outcome,
         }
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
-        folder = Path(home) / "injections"
+        folder = Path(home) / FOLDER
         with locked(folder):
             append_line(current_segment(folder), line)
     except Exception as exc:

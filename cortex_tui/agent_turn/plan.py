@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from cortex_tui.agent_turn.events import HookEvent
     from cortex_tui.config import Settings
-    from cortex_tui.injections.record import Asker
+    from cortex_tui.given.record import Asker
     from cortex_tui.log_protocol import Log
 
     Redact = Callable[[str], str]
@@ -72,7 +72,7 @@ class PrePlan:
         self.max_chars = max_chars
         self.standing = standing
         self.agent = agent
-        """Who asks, for the injection record: claude, openclaw or plain."""
+        """Who asks, for the given record: claude, openclaw or plain."""
         self.trigger = trigger
         """What asks: a prompt, or a session's start, resume or compaction."""
 
@@ -85,8 +85,8 @@ class PrePlan:
         return self.trigger != "prompt"
 
     def asker(self) -> Asker:
-        """Who asked and for what, as the injection record names it."""
-        from cortex_tui.injections.record import Asker
+        """Who asked and for what, as the given record names it."""
+        from cortex_tui.given.record import Asker
 
         return Asker(
             agent=self.agent,

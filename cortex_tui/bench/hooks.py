@@ -28,7 +28,8 @@ from cortex_tui.bench.timing import Timing, children_cpu
 from cortex_tui.clients import local_service
 from cortex_tui.clock import system_clock
 from cortex_tui.config import InjectionsConfig, load_settings
-from cortex_tui.injections.log import InjectionLog
+from cortex_tui.given.log import GivenLog
+from cortex_tui.given.segments import FOLDER
 
 
 @contextmanager
@@ -90,7 +91,7 @@ def bench_hooks(
         for i, prompt in enumerate(prompts[:runs]):
             turn = f"User: {prompt}\n\nAssistant: We decided to keep option {i}."
             post.samples.append(_with_cpu(post_cpu, _hook_command("post"), turn, env))
-        records = injection_records(home)
+        records = given_records(home)
     interpreter, pre_process = bare.summary(), pre.summary()
     return {
         "service_cold_start_ms": round(cold_start * 1000, 1),
@@ -104,14 +105,14 @@ def bench_hooks(
         "pre_service_call": direct.summary(),
         "post_hook_process": post.summary(),
         "post_hook_process_cpu": post_cpu.summary(),
-        "injection_records": records,
+        "given_records": records,
     }
 
 
-def injection_records(home: Path) -> dict[str, float]:
-    """What the pre hooks' records take on disk (`injections/`): each prompt above left
+def given_records(home: Path) -> dict[str, float]:
+    """What the pre hooks' records take on disk (`$CORTEX_HOME/injections/`): each prompt above left
     one, written by the service after it answered."""
-    log = InjectionLog(home / "injections", InjectionsConfig(), system_clock)
+    log = GivenLog(home / FOLDER, InjectionsConfig(), system_clock)
     count = len(log.newest(limit=sys.maxsize))
     size = log.size()
     return {

@@ -13,13 +13,13 @@ from cortex_tui.cli import (
     curation_commands,
     docs_commands,
     entity_commands,
+    given_commands,
     hook_commands,
     maintenance_commands,
     mcp_commands,
     model_commands,
     sync_commands,
     tenant_commands,
-    turns_commands,
 )
 from cortex_tui.cli.args import OneLineParser, Subparsers, csv_list
 from cortex_tui.models import MemoryStatus, MemoryType, Scope
@@ -48,7 +48,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     model_commands,
     sync_commands,
     tenant_commands,
-    turns_commands,
+    given_commands,
     docs_commands,
 )
 """In the order `--help` lists them, after the memory and store commands."""

@@ -1,5 +1,5 @@
-"""What the agents' side runs with: `[hooks]`, `[injections]` (what each turn was
-given), `[service]`, `[tenants]` (a team server)."""
+"""What the agents' side runs with: `[hooks]`, `[injections]` (the record of what each
+turn was given), `[service]`, `[tenants]` (a team server)."""
 
 from __future__ import annotations
 
@@ -50,9 +50,13 @@ class HooksConfig(Section):
 
 
 class InjectionsConfig(Section):
-    """The record of what memory gave each agent turn (`cortex-tui turns`, the TUI's
-    Turns pane): written by the service after it answers, private like the rest of the
-    home, with no secret in it."""
+    """The record of what memory gave each agent turn (`cortex-tui given`, the TUI's
+    Given pane): written by the service after it answers, private like the rest of the
+    home, with no secret in it.
+
+    The section keeps its first name, `[injections]`, as the records' folder does: a
+    config file or a `CORTEX_INJECTIONS__ENABLED=false` written to turn the records off
+    keeps them off."""
 
     enabled: bool = Field(
         default=True, description="keep a record of every context given (false: keep none)"

@@ -1,6 +1,6 @@
 """The demo's recorded turns: a few prompts of two agent sessions and one MCP recall, put
 through the real recall on the demo store and recorded as the hooks record them, so the
-Turns pane (and `cortex-tui turns`) have something true to show. Each turn's time is
+Given pane (and `cortex-tui given`) have something true to show. Each turn's time is
 relative to the engine's clock; its record id comes from its label, so loading twice
 records nothing new."""
 
@@ -14,7 +14,7 @@ from cortex_tui.agent_turn.plan import CONTEXT_CAP
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.standing import standing_block
 from cortex_tui.format import without_lines_of
-from cortex_tui.injections.record import Asker, Given, Injection, build_injection, results_block
+from cortex_tui.given.record import Asker, Given, GivenRecord, build_record, results_block
 from cortex_tui.recall.request import RecallRequest
 
 HOOK_MAX_CHARS = CONTEXT_CAP - 200
@@ -30,17 +30,17 @@ def record_demo_turns(
     for session in sessions:
         for number, turn in enumerate(session["prompts"]):
             record_id = id_of(f"turn:{session['session']}:{number}")
-            if engine.injection_log.find(record_id) is not None:
+            if engine.given_log.find(record_id) is not None:
                 continue
             record = _turn(engine, session, turn, first=number == 0)
-            engine.record_injection(record.model_copy(update={"id": record_id}))
+            engine.record_given(record.model_copy(update={"id": record_id}))
             recorded += 1
     return recorded
 
 
 def _turn(
     engine: LocalEngine, session: dict[str, Any], turn: dict[str, Any], *, first: bool
-) -> Injection:
+) -> GivenRecord:
     at = engine.now() - timedelta(minutes=turn["minutes_ago"])
     agent, project, prompt = session["agent"], session["project"], turn["prompt"]
     hooked = agent != "mcp"
@@ -66,7 +66,7 @@ def _turn(
     given.recalled = response.results
     if not hooked:
         given.context = results_block(response.results, at)
-        return build_injection(asker, at, given, None)
+        return build_record(asker, at, given, None)
     recalled = without_lines_of(response.context, given.context)
     given.context = "\n".join(block for block in (given.context, recalled) if block)
-    return build_injection(asker, at, given, engine.settings.recall.budget_tokens)
+    return build_record(asker, at, given, engine.settings.recall.budget_tokens)

@@ -23,10 +23,11 @@ from cortex_tui.engine.parts.curation import LocalCuration
 from cortex_tui.engine.parts.overview import LocalOverview
 from cortex_tui.engine.parts.upkeep import LocalUpkeep
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
-from cortex_tui.injections.judgements import Judgement, JudgementLog
-from cortex_tui.injections.log import InjectionLog
-from cortex_tui.injections.record import Injection, Verdict, redacted
-from cortex_tui.injections.usefulness import Unhelpful, unhelpful
+from cortex_tui.given.judgements import Judgement, JudgementLog
+from cortex_tui.given.log import GivenLog
+from cortex_tui.given.record import GivenRecord, Verdict, redacted
+from cortex_tui.given.segments import FOLDER
+from cortex_tui.given.usefulness import Unhelpful, unhelpful
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.maintenance.transfer import dump_line, header_line
 from cortex_tui.models import (
@@ -102,9 +103,9 @@ class LocalEngine(EngineCore):
         self.curation = LocalCuration(self)
         self.overview = LocalOverview(self, self.recall)
         self.upkeep = LocalUpkeep(self)
-        self.injection_log = InjectionLog(settings.home / "injections", settings.injections, clock)
-        """What memory gave each agent turn (`injections/`)."""
-        self.judgement_log = JudgementLog(settings.home / "injections" / "judgements.jsonl")
+        self.given_log = GivenLog(settings.home / FOLDER, settings.injections, clock)
+        """What memory gave each agent turn (`given/log.py`)."""
+        self.judgement_log = JudgementLog(settings.home / FOLDER / "judgements.jsonl")
         """A person's judgements of what the turns were given."""
 
     def with_settings(self, settings: Settings) -> LocalEngine:
@@ -184,20 +185,18 @@ class LocalEngine(EngineCore):
             total=self.store.count_memories(filter),
         )
 
-    def injections(
+    def given(
         self,
         session: str | None = None,
         agent: str | None = None,
         limit: int = 50,
         before: datetime | None = None,
-    ) -> list[Injection]:
-        records = self.injection_log.newest(
-            session=session, agent=agent, limit=limit, before=before
-        )
+    ) -> list[GivenRecord]:
+        records = self.given_log.newest(session=session, agent=agent, limit=limit, before=before)
         return turn_judgements.judged_records(self, records)
 
     def unhelpful_memories(self, min_given: int = 3) -> list[Unhelpful]:
-        records = self.injection_log.newest(limit=sys.maxsize)
+        records = self.given_log.newest(limit=sys.maxsize)
         return unhelpful(records, self.judgement_log.standing(), min_given)
 
     def judge_turn(self, injection_id: str, memory_id: str, verdict: Verdict) -> Judgement:
@@ -206,10 +205,10 @@ class LocalEngine(EngineCore):
     def withdraw_judgement(self, judgement_id: str) -> Judgement:
         return turn_judgements.withdraw_judgement(self, judgement_id)
 
-    def record_injection(self, injection: Injection) -> None:
+    def record_given(self, record: GivenRecord) -> None:
         """The privacy step's guard first: a memory written before a secret's kind was
         known, or a prompt pasted with a key in it, is kept with a placeholder."""
-        self.injection_log.append(redacted(injection, self.privacy.clean))
+        self.given_log.append(redacted(record, self.privacy.clean))
 
     def history(self, memory_id: str) -> list[Memory]:
         """The version chain containing `memory_id`, oldest first."""

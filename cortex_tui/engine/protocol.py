@@ -22,10 +22,10 @@ from pydantic import Field
 from cortex_tui.config import RecallWeights
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.declaration import Route, on_get, on_post, operation
+from cortex_tui.given.judgements import Judgement
+from cortex_tui.given.record import GivenRecord, Verdict
+from cortex_tui.given.usefulness import Unhelpful
 from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
-from cortex_tui.injections.judgements import Judgement
-from cortex_tui.injections.record import Injection, Verdict
-from cortex_tui.injections.usefulness import Unhelpful
 from cortex_tui.lifecycle.report import LifecycleReport
 from cortex_tui.maintenance.backup import BackupReport
 from cortex_tui.models import (
@@ -354,8 +354,10 @@ class Engine(Protocol):
         when."""
         ...
 
-    @operation(on_get("/v1/injections"), name="turns")
-    def injections(
+    # The routes of what each turn was given keep their first name, `injections`: clients
+    # and team servers of either version then answer each other.
+    @operation(on_get("/v1/injections"))
+    def given(
         self,
         session: Annotated[
             str | None, Field(description="one session's records: its id, or a start of it")
@@ -367,7 +369,7 @@ class Engine(Protocol):
         before: Annotated[
             UtcDatetime | None, Field(description="records older than this (the next page)")
         ] = None,
-    ) -> list[Injection]:
+    ) -> list[GivenRecord]:
         """What memory gave each agent turn, newest first: the block as it was given, each
         memory's score breakdown as computed then, and what the budget left out."""
         ...
@@ -397,8 +399,8 @@ class Engine(Protocol):
         """Take a judgement back, and the lowering it made when that is the last change."""
         ...
 
-    @operation(on_post("/v1/injections"), name="record_injection")
-    def record_injection(self, injection: Injection) -> None:
+    @operation(on_post("/v1/injections"))
+    def record_given(self, record: GivenRecord) -> None:
         """Keep the record of a context given to a caller (any secret in it is replaced
         first); nothing when `injections.enabled` is off."""
         ...

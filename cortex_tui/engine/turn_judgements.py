@@ -1,15 +1,15 @@
 """A person's judgement of a memory one turn was given, and what it changes: a memory
 judged wrong there that is still current is lowered (a new version with less
 confidence, journalled, so undo takes it back); one judged useful is left as it is and
-stops counting as given for nothing (`injections/usefulness.py`)."""
+stops counting as given for nothing (`given/usefulness.py`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from cortex_tui.errors import InvalidInputError, NotFoundError
-from cortex_tui.injections.judgements import Judgement, lowered_confidence
-from cortex_tui.injections.record import Injection, Verdict
+from cortex_tui.given.judgements import Judgement, lowered_confidence
+from cortex_tui.given.record import GivenRecord, Verdict
 
 if TYPE_CHECKING:
     from cortex_tui.engine.local import LocalEngine
@@ -55,7 +55,7 @@ def withdraw_judgement(engine: LocalEngine, judgement_id: str) -> Judgement:
     return judgement
 
 
-def judged_records(engine: LocalEngine, records: list[Injection]) -> list[Injection]:
+def judged_records(engine: LocalEngine, records: list[GivenRecord]) -> list[GivenRecord]:
     """`records` with the judgements that stand on each attached."""
     by_turn: dict[str, dict[str, Verdict]] = {}
     for judgement in engine.judgement_log.standing():
@@ -66,12 +66,12 @@ def judged_records(engine: LocalEngine, records: list[Injection]) -> list[Inject
     ]
 
 
-def _record(engine: LocalEngine, injection_id: str) -> Injection:
-    record = engine.injection_log.find(injection_id)
+def _record(engine: LocalEngine, injection_id: str) -> GivenRecord:
+    record = engine.given_log.find(injection_id)
     if record is None:
         raise NotFoundError(
             f"no turn {injection_id[:8]} is on record (past injections.keep_days, or never "
-            "given); `cortex-tui turns` lists them"
+            "given); `cortex-tui given` lists them"
         )
     return record
 

@@ -33,8 +33,9 @@ from cortex_tui.config import Settings
 from cortex_tui.engine.open import open_engine
 from cortex_tui.errors import ServiceUnreachableError
 from cortex_tui.eval.sessions_dataset import Session
-from cortex_tui.injections.log import InjectionLog
-from cortex_tui.injections.record import Injection
+from cortex_tui.given.log import GivenLog
+from cortex_tui.given.record import GivenRecord
+from cortex_tui.given.segments import FOLDER
 from cortex_tui.models import Memory, MemoryStatus
 from cortex_tui.spool.durable import Spool
 from cortex_tui.store.base import MemoryFilter
@@ -181,10 +182,10 @@ class ClaudeCodeProject:
             versions = list(engine.store.iter_memories(every))
         return current, versions
 
-    def injections(self, session_id: str) -> list[Injection]:
+    def given(self, session_id: str) -> list[GivenRecord]:
         """What the service recorded giving `session_id`, newest first."""
-        folder = self.home / "injections"
-        records = InjectionLog(folder, self.settings.injections, system_clock)
+        folder = self.home / FOLDER
+        records = GivenLog(folder, self.settings.injections, system_clock)
         return records.newest(session=session_id, limit=20)
 
     def _turn(self, out: BinaryIO, turn: ReplayTurn, session: str, transcript: Path) -> list[str]:

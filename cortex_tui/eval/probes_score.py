@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from cortex_tui.eval.sessions_dataset import SessionLabel
 from cortex_tui.eval.sessions_score import where_it_went
 from cortex_tui.format import estimate_tokens, line_memory_id, line_text
-from cortex_tui.injections.record import Injection
+from cortex_tui.given.record import GivenRecord
 from cortex_tui.models import Memory
 
 NEVER_STORED = "not stored"
@@ -109,7 +109,7 @@ def score_probe(
     block: str,
     current: list[Memory],
     versions: list[Memory],
-    records: list[Injection],
+    records: list[GivenRecord],
 ) -> ProbeScore:
     """`score` filled in from what the session was given (`start`, `block`), the store
     after the replay and the service's records of the session."""
@@ -126,7 +126,7 @@ def score_probe(
 
 
 def _where_lost(
-    label: SessionLabel, current: list[Memory], versions: list[Memory], records: list[Injection]
+    label: SessionLabel, current: list[Memory], versions: list[Memory], records: list[GivenRecord]
 ) -> tuple[str, str]:
     stored = [memory for memory in current if label.matches(memory.content)]
     if not stored:

@@ -165,7 +165,7 @@ class _Repository:
         current, versions = project.kept()
         for n, (score, answer) in enumerate(zip(wanted, answers, strict=True), 1):
             score.hook_failures = answer.hook_failures
-            records = project.injections(_probe_session(n))
+            records = project.given(_probe_session(n))
             score_probe(score, answer.start, answer.block, current, versions, records)
         return wanted
 

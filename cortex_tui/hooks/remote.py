@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from cortex_tui.log_protocol import Log
 
 RECORD_FIELDS = ("agent", "trigger")
-"""The plan's fields a server before the injection record does not know."""
+"""The plan's fields a server before the given record does not know."""
 SEND_MARGIN = 0.5
 """Seconds of the post hook's cap kept back from sending, to exit in time."""
 
@@ -52,7 +52,7 @@ def pre_via_server(
 
 def _asked(link: RemoteLink, asked: dict[str, Any], deadline: float) -> Any:
     """The server's answer to the plan; a server of an earlier version, which refuses
-    the fields naming who asks (they only label its injection record), is asked again
+    the fields naming who asks (they only label its given record), is asked again
     without them."""
     try:
         return link.post_json(HOOK_CONTEXT_ROUTE, asked, timeout=deadline - time.monotonic())

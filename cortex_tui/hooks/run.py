@@ -293,7 +293,7 @@ def _start_in_background(home: StrPath, log: Log) -> None:
 
 
 def _record_missed(event: bytes, home: StrPath, outcome: Missed, log: Log) -> None:
-    """The record of a prompt given nothing because the hook gave up (`turns` tells it
+    """The record of a prompt given nothing because the hook gave up (`given` tells it
     from one nothing bore on); imported on this path alone."""
     from cortex_tui.agent_turn.missed import record_missed
 
@@ -384,13 +384,13 @@ def _in_process(kind: str, raw: str, home: str, text_format: bool, log: Log) -> 
 
 def _in_process_context(plan: PrePlan, settings: Settings, log: Log) -> str:
     """The plan's context from a store this process opens; its reads counted and its
-    injection record kept before the store is closed (no service to do it after the
+    given record kept before the store is closed (no service to do it after the
     answer; a record not kept costs the log a line, never the prompt its context)."""
     from functools import partial
 
     from cortex_tui.agent_turn.context import assemble_context
     from cortex_tui.engine.standing import standing_block
-    from cortex_tui.injections.record import build_injection
+    from cortex_tui.given.record import build_record
 
     engine = _open_engine(settings, log)
     try:
@@ -407,10 +407,10 @@ def _in_process_context(plan: PrePlan, settings: Settings, log: Log) -> str:
         if settings.injections.enabled:
             try:
                 budget = settings.recall.budget_tokens
-                record = build_injection(plan.asker(), engine.now(), answer.given, budget)
-                engine.record_injection(record)
+                record = build_record(plan.asker(), engine.now(), answer.given, budget)
+                engine.record_given(record)
             except Exception as exc:
-                log.warning("the injection record was not kept: %s", exc)
+                log.warning("the given record was not kept: %s", exc)
     finally:
         engine.close()
     return answer.given.context

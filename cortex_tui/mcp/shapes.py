@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from cortex_tui.config import RelevanceFloor
 from cortex_tui.curation.groups import ConflictGroup
 from cortex_tui.engine.declaration import Arguments
-from cortex_tui.injections.record import Injection
+from cortex_tui.given.record import GivenRecord
 from cortex_tui.models import (
     Memory,
     MemoryDraft,
@@ -207,7 +207,7 @@ class GivenArguments(Arguments):
 
 
 class GivenAnswer(BaseModel):
-    turns: list[Injection] = Field(
+    turns: list[GivenRecord] = Field(
         description="newest first: the block as given, each memory with its score breakdown "
         "as computed then, and what the budget left out"
     )

@@ -19,14 +19,14 @@ from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.operations import operation_of
 from cortex_tui.engine.protocol import Curation, Engine, EntityGraph, Overview
 from cortex_tui.errors import InvalidInputError, NotFoundError
-from cortex_tui.graph.views import Neighbourhood
-from cortex_tui.injections.record import (
+from cortex_tui.given.record import (
     Asker,
     Given,
-    Injection,
-    build_injection,
+    GivenRecord,
+    build_record,
     results_block,
 )
+from cortex_tui.graph.views import Neighbourhood
 from cortex_tui.mcp.shapes import (
     ConflictsAnswer,
     ConflictsArguments,
@@ -100,16 +100,16 @@ def _record_recall(engine: Engine, request: RecallRequest, response: RecallRespo
         held_back=response.held_back,
     )
     try:
-        engine.record_injection(build_injection(asker, now, given, request.budget_tokens))
+        engine.record_given(build_record(asker, now, given, request.budget_tokens))
     except Exception as exc:
         log.warning("the recall's record was not kept: %s", exc)
 
 
 def _given(engine: Engine, arguments: GivenArguments) -> GivenAnswer:
-    turns: list[Injection] = []
+    turns: list[GivenRecord] = []
     before = None
     while len(turns) < arguments.limit:
-        page = engine.injections(session=arguments.session, limit=GIVEN_PAGE, before=before)
+        page = engine.given(session=arguments.session, limit=GIVEN_PAGE, before=before)
         wanted = (turn for turn in page if arguments.include_recalls or turn.agent != "mcp")
         turns += list(wanted)[: arguments.limit - len(turns)]
         if len(page) < GIVEN_PAGE:

@@ -45,7 +45,7 @@ class HookPlan(BaseModel):
     session: Name = ""
     max_chars: int = Field(default=CONTEXT_CAP - 200, ge=100, le=CONTEXT_CAP)
     standing: bool = False
-    agent: Name = Field(default="plain", description="who asks, for the injection record")
+    agent: Name = Field(default="plain", description="who asks, for the given record")
     trigger: Name = Field(default="prompt", description="what asks: a prompt, a session's start")
 
 

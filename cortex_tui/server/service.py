@@ -31,7 +31,7 @@ from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.standing import StandingBlock, standing_block
 from cortex_tui.errors import TooLargeError
-from cortex_tui.injections.record import Given, build_injection
+from cortex_tui.given.record import Given, build_record
 from cortex_tui.models import RecallResponse
 from cortex_tui.recall.gate import gate_pool
 from cortex_tui.recall.merge import merge_recalls
@@ -274,17 +274,17 @@ class Service:
         return recall
 
     def record_given(self, plan: PrePlan, given: Given) -> None:
-        """Keep what a pre hook gave (`injections/`), after its answer is sent; a record
+        """Keep what a pre hook gave (its given record), after its answer is sent; a record
         that cannot be written costs the log a line, never the agent its turn."""
         if not self.settings.injections.enabled:
             return
         try:
-            record = build_injection(
+            record = build_record(
                 plan.asker(), self.engine.now(), given, self.settings.recall.budget_tokens
             )
-            self.engine.record_injection(record)
+            self.engine.record_given(record)
         except Exception:
-            log.exception("the injection record was not kept")
+            log.exception("the given record was not kept")
 
     def touch(self, memory_ids: list[str]) -> None:
         """Count the reads of a pre hook's memories, behind any waiting reader; not a

@@ -61,7 +61,24 @@ def _keymap(raw: Any, path: Path, problems: list[str]) -> dict[str, str]:
             keymap[binding_id] = keys
         else:
             problems.append(f"{path}: tui.keymap.{binding_id} must be a key string like 'ctrl+k'")
-    return keymap
+    # An old id stands for its new one, unless the new one is there too.
+    return {
+        _current_id(binding_id): keys
+        for binding_id, keys in keymap.items()
+        if _current_id(binding_id) == binding_id or _current_id(binding_id) not in keymap
+    }
+
+
+RENAMED_IDS = {"app.pane.turns": "app.pane.given", "turns.": "given."}
+"""Binding ids (and id starts) of the Given pane up to 0.1.0, when it was called Turns: a
+keymap written then keeps moving its keys for one release."""
+
+
+def _current_id(binding_id: str) -> str:
+    for old, new in RENAMED_IDS.items():
+        if binding_id.startswith(old):
+            return new + binding_id.removeprefix(old)
+    return binding_id
 
 
 def remember_theme(home: Path, name: str) -> str | None:

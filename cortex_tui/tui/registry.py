@@ -44,5 +44,5 @@ PANES: tuple[PaneEntry, ...] = (
     PaneEntry("words", "8", "Words", "words", "WordsPane"),
     PaneEntry("timeline", "9", "Days", "timeline", "TimelinePane"),
     PaneEntry("health", "0", "Health", "health", "HealthPane"),
-    PaneEntry("turns", "T", "Turns", "turns", "TurnsPane"),
+    PaneEntry("given", "G", "Given", "given", "GivenPane"),
 )

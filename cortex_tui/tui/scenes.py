@@ -106,16 +106,16 @@ async def _words(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
-async def _turns(pilot: Pilot[None]) -> None:
+async def _given(pilot: Pilot[None]) -> None:
     """The claude session's first prompt (standing rules, then the recall), its first
     recalled memory highlighted: its score on that turn beside its score now."""
-    await show_pane(pilot, "T")
-    listing = pilot.app.query_one("#turns-list", OptionList)
+    await show_pane(pilot, "G")
+    listing = pilot.app.query_one("#given-list", OptionList)
     first_prompt = max(index for index, option in enumerate(listing.options) if not option.disabled)
     listing.focus()
     listing.highlighted = first_prompt
     await settle(pilot)
-    table = pilot.app.query_one("#turns-given", DataTable)
+    table = pilot.app.query_one("#given-memories", DataTable)
     table.focus()
     standing = sum(
         str(table.get_cell_at(Coordinate(row, 1))) == "std" for row in range(table.row_count)
@@ -148,7 +148,7 @@ def shipped_themes() -> list[str]:
 def scenes() -> list[Scene]:
     """Every pane (Recall and Map with a query, Words with a term picked), Recall's
     modes, and the Recall breakdown per theme."""
-    special = {"recall": _recall, "map": _map, "words": _words, "turns": _turns}
+    special = {"recall": _recall, "map": _map, "words": _words, "given": _given}
     found = [
         Scene(pane.pane_id, special[pane.pane_id])
         if pane.pane_id in special

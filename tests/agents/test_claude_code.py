@@ -77,7 +77,7 @@ def test_a_prompt_nothing_bears_on_is_sent_no_memories_and_one_that_needs_them_i
     model.requests.clear()
     claude.run("Which port does the harbor API listen on behind the ingress?")
     assert "port 8443" in injected(model.requests[0], "UserPromptSubmit hook additional context")
-    shown = json.loads(claude.cortex("turns", "--json", daemon=True).stdout)
+    shown = json.loads(claude.cortex("given", "--json", daemon=True).stdout)
     limerick = next(turn for turn in shown if turn["prompt"].startswith("Write a limerick"))
     assert limerick["outcome"] == "nothing bore on it" and limerick["given"] == []
     assert len(limerick["held_back"]) == len(facts)
@@ -141,7 +141,7 @@ def test_a_session_start_gives_the_projects_rules_and_a_resume_gives_back_the_re
     sent["resume"] = as_sent(model.requests[0], "SessionStart hook additional context")
 
     def records() -> dict[str, str]:
-        shown = claude.cortex("turns", "--json", "--session", first.session_id, daemon=True)
+        shown = claude.cortex("given", "--json", "--session", first.session_id, daemon=True)
         return {turn["trigger"]: turn["context"] for turn in json.loads(shown.stdout)}
 
     wait_for(lambda: len(records()) == len(sent), "each context to be recorded")

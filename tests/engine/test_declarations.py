@@ -68,6 +68,19 @@ def test_an_operation_is_found_from_its_protocol_method() -> None:
     assert operation_of(Engine.get).route.path == "/v1/memories/{memory_id}"
 
 
+def test_the_given_records_operations_answer_where_clients_of_0_1_0_ask() -> None:
+    """Renamed from `turns` and `record_injection`, they keep their routes: a client and a
+    team server of either version still answer each other."""
+    methods = (Engine.given, Engine.record_given, Engine.unhelpful_memories, Engine.judge_turn)
+    routes = {op.name: (op.route.method, op.route.path) for op in map(operation_of, methods)}
+    assert routes == {
+        "given": ("GET", "/v1/injections"),
+        "record_given": ("POST", "/v1/injections"),
+        "unhelpful": ("GET", "/v1/injections/unhelpful"),
+        "judge_turn": ("POST", "/v1/injections/{injection_id}/judgements"),
+    }
+
+
 def test_a_call_becomes_the_operation_request_with_only_the_given_fields() -> None:
     update = operation_of(Engine.update)
     request = update.request_for(("abc12345",), {"content": "new words"})

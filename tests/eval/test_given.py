@@ -158,8 +158,8 @@ def test_the_replay_fires_hooks_as_claude_code_does(cli: Cli, tmp_path: Path) ->
     done = cli("eval", str(corpus(tmp_path / "corpus")), "--json")
     assert done.code == 0, done.err
     home = cli.home / "eval" / "tiny" / "base" / "acme-api" / "home"
-    turns = cli("--home", str(home), "turns", "--json", "--limit", "1000", home=False)
-    records = json.loads(turns.out)
+    shown = cli("--home", str(home), "given", "--json", "--limit", "1000", home=False)
+    records = json.loads(shown.out)
     triggers = [(r["session"], r["trigger"]) for r in reversed(records)]
     replayed = [t for t in triggers if not t[0].startswith("probe-")]
     # A session's start finds the service stopped since the session before: it starts

@@ -185,7 +185,7 @@ def test_timeout_prints_nothing(home: Path) -> None:
 def test_a_prompt_a_hung_service_never_answered_is_recorded_as_timed_out(
     home: Path, tmp_path: Path
 ) -> None:
-    """`turns` tells a prompt the hook gave up on from one nothing bore on; the record
+    """`given` tells a prompt the hook gave up on from one nothing bore on; the record
     keeps no word of the prompt (the privacy step never saw it)."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(home / "cortex.sock"))  # takes connections, never answers
@@ -203,7 +203,7 @@ def test_a_prompt_a_hung_service_never_answered_is_recorded_as_timed_out(
     finally:
         listener.close()
     shown = subprocess.run(
-        [sys.executable, "-m", "cortex_tui", "--home", str(home), "turns", "--json"],
+        [sys.executable, "-m", "cortex_tui", "--home", str(home), "given", "--json"],
         capture_output=True,
         text=True,
         env={**os.environ, "CORTEX_DAEMON": "0", "CORTEX_EMBEDDER__KIND": "hashing"},
@@ -217,7 +217,7 @@ def test_a_prompt_a_hung_service_never_answered_is_recorded_as_timed_out(
     )
     assert record["prompt"] == "" and record["given"] == [] and "sk-live" not in shown.stdout
     text = subprocess.run(
-        [sys.executable, "-m", "cortex_tui", "--home", str(home), "turns"],
+        [sys.executable, "-m", "cortex_tui", "--home", str(home), "given"],
         capture_output=True,
         text=True,
         env={**os.environ, "CORTEX_DAEMON": "0", "CORTEX_EMBEDDER__KIND": "hashing"},

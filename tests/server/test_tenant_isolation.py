@@ -44,7 +44,7 @@ from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.operations import OPERATIONS
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.errors import CortexError, NotFoundError
-from cortex_tui.injections.record import Injection
+from cortex_tui.given.record import GivenRecord
 from cortex_tui.mcp.tools import TOOLS as MCP_TOOLS
 from cortex_tui.models import MemoryDraft, Scope
 from cortex_tui.recall.request import RecallRequest
@@ -308,11 +308,11 @@ def listing(me: Member, rng: random.Random) -> dict[str, Any]:
     return {"filter": MemoryFilter(current_only=False, statuses=None, scopes=scopes), "limit": 100}
 
 
-def own_turn(me: Member) -> Injection:
+def own_turn(me: Member) -> GivenRecord:
     """A record of a turn given one of its own statements (as an MCP client keeps one)."""
     text = me.own.fresh_text()
     context = f"<cortex_memories>\n- [fact · 1d · {me.own.nonce}] {text}\n</cortex_memories>"
-    return Injection(
+    return GivenRecord(
         at=datetime.now(UTC),
         agent="mcp",
         trigger="recall",
@@ -325,7 +325,7 @@ def own_turn(me: Member) -> Injection:
 def judged_turn(me: Member, others: list[Member], rng: random.Random) -> dict[str, Any]:
     """One of its turns and a memory it was given, or another tenant's memory, or a turn
     id that exists nowhere."""
-    turns = [turn for turn in me.engine.injections(limit=10) if turn.given]
+    turns = [turn for turn in me.engine.given(limit=10) if turn.given]
     if not turns or rng.random() < 0.2:
         return {
             "injection_id": str(uuid.uuid4()),
@@ -404,9 +404,9 @@ ARGUMENTS: dict[str, Arguments] = {
         "ref": entity_ref(me, others, rng),
         "name": me.own.mark(f"Ren{me.own.nonce}{rng.choice('xyz')}"),
     },
-    "turns": lambda me, others, rng: {"limit": 20},
+    "given": lambda me, others, rng: {"limit": 20},
     "unhelpful": lambda me, others, rng: {"min_given": 1},
-    "record_injection": lambda me, others, rng: own_turn(me),
+    "record_given": lambda me, others, rng: own_turn(me),
     "judge_turn": judged_turn,
     "withdraw_judgement": lambda me, others, rng: {"judgement_id": str(uuid.uuid4())},
 }
@@ -444,7 +444,7 @@ MCP_ARGUMENTS: dict[str, Arguments] = {
     "history": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
     "given": lambda me, others, rng: {"include_recalls": rng.random() < 0.5, "limit": 5},
 }
-ECHOING = {"turns", "unhelpful", "judge_turn", MCP + "given"}
+ECHOING = {"given", "unhelpful", "judge_turn", MCP + "given"}
 """Steps whose answers echo what the tenant itself sent before (its prompts, kept in its
 turns' records; `judge_turn` picks its turn from that list): a word of another tenant's it
 put in an earlier query is not a leak."""

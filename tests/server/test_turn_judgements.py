@@ -8,8 +8,8 @@ import pytest
 
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import InvalidInputError, NotFoundError
-from cortex_tui.injections.judgements import lowered_confidence
-from cortex_tui.injections.record import Asker, Given, build_injection
+from cortex_tui.given.judgements import lowered_confidence
+from cortex_tui.given.record import Asker, Given, build_record
 from cortex_tui.models import MemoryDraft
 from cortex_tui.recall.request import RecallRequest
 from tests.server.test_engine_contract import any_engine  # noqa: F401 (a fixture)
@@ -27,14 +27,14 @@ def _record_turns(engine: Engine, count: int) -> None:
         response = engine.recall(RecallRequest(query=query, update_access=False))
         asker = Asker(agent="claude", trigger="prompt", session="s-1", query=query)
         given = Given(response.context, recalled=response.results)
-        engine.record_injection(build_injection(asker, engine.now(), given, 2000))
+        engine.record_given(build_record(asker, engine.now(), given, 2000))
 
 
 def test_turns_are_judged_lowered_taken_back_and_counted(any_engine: Engine) -> None:  # noqa: F811
     for fact in FACTS:
         any_engine.remember(MemoryDraft(content=fact))
     _record_turns(any_engine, 3)
-    turns = any_engine.injections(session="s-")
+    turns = any_engine.given(session="s-")
     assert len(turns) == 3 and all(turn.judged == {} for turn in turns)
     first = turns[0]
     useful, wrong = first.given[0], first.given[1]
@@ -43,7 +43,7 @@ def test_turns_are_judged_lowered_taken_back_and_counted(any_engine: Engine) -> 
 
     mark = any_engine.judge_turn(first.id[:8], useful.id[:8], "useful")
     assert (mark.memory_id, mark.verdict, mark.lowered) == (useful.id, "useful", None)
-    assert any_engine.injections(limit=1)[0].judged == {useful.id: "useful"}
+    assert any_engine.given(limit=1)[0].judged == {useful.id: "useful"}
     assert useful.id not in {item.id for item in any_engine.unhelpful_memories(min_given=3)}
 
     before = any_engine.get(wrong.id)
@@ -51,14 +51,14 @@ def test_turns_are_judged_lowered_taken_back_and_counted(any_engine: Engine) -> 
     assert judged.lowered is not None and judged.lowered.supersedes_id == wrong.id
     assert judged.lowered.confidence == lowered_confidence(before.confidence)
     assert not any_engine.get(wrong.id).is_current
-    assert any_engine.injections(limit=1)[0].judged == {useful.id: "useful", wrong.id: "wrong"}
+    assert any_engine.given(limit=1)[0].judged == {useful.id: "useful", wrong.id: "wrong"}
     counted = {item.id: item.wrong for item in any_engine.unhelpful_memories(min_given=3)}
     assert counted[wrong.id] == 1
 
     any_engine.withdraw_judgement(judged.id)
     restored = any_engine.get(wrong.id)
     assert restored.is_current and restored.confidence == before.confidence
-    assert any_engine.injections(limit=1)[0].judged == {useful.id: "useful"}
+    assert any_engine.given(limit=1)[0].judged == {useful.id: "useful"}
 
     with pytest.raises(NotFoundError):
         any_engine.judge_turn("ffffffff", useful.id, "useful")

@@ -119,6 +119,16 @@ def test_preferences_read_theme_and_keymap_and_report_problems(tmp_path: Path) -
     assert len(prefs.problems) == 1 and "app.help" in prefs.problems[0]
 
 
+def test_a_keymap_written_for_the_turns_pane_moves_the_given_panes_keys(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        '[tui.keymap]\n"app.pane.turns" = "ctrl+g"\n"turns.useful" = "Y"\n'
+        '"turns.wrong" = "W"\n"given.wrong" = "X"\n'
+    )
+    prefs = load_preferences(tmp_path)
+    assert prefs.keymap == {"app.pane.given": "ctrl+g", "given.useful": "Y", "given.wrong": "X"}
+    assert prefs.problems == []
+
+
 def test_broken_config_gives_defaults_and_one_reason(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text("[tui\n")
     prefs = load_preferences(tmp_path)

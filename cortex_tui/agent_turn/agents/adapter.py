@@ -28,7 +28,7 @@ class NewTurns(Protocol):
 
 class AgentAdapter(Protocol):
     name: str
-    """The agent as records name it (`turns`, the injection record): claude, openclaw, plain."""
+    """The agent as records name it (`given`, the given record): claude, openclaw, plain."""
     pre_fields: tuple[str, ...]
     """The event's fields a pre hook reads: all an oversized event is cut down to."""
     keeps_sessions: bool

@@ -1,9 +1,9 @@
-"""How the Turns pane looks on the demo's recorded turns: the app's screenshot scene (a
+"""How the Given pane looks on the demo's recorded turns: the app's screenshot scene (a
 session's first prompt, a memory's score then and now) and the memories given for
 nothing. Frozen clock, fixed data, no timings.
 
 Update after an intended change with
-`pytest tests/tui/test_snapshots_turns.py --snapshot-update` and review the SVGs.
+`pytest tests/tui/test_snapshots_given.py --snapshot-update` and review the SVGs.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ async def _started(pilot: Pilot[None]) -> None:
 
 
 def test_scene(snap_compare: Any, demo_engine: LocalEngine, tui_home: Path) -> None:
-    scene = next(scene for scene in scenes() if scene.name == "turns")
+    scene = next(scene for scene in scenes() if scene.name == "given")
 
     async def prepare(pilot: Pilot[None]) -> None:
         await _started(pilot)
@@ -40,8 +40,8 @@ def test_scene(snap_compare: Any, demo_engine: LocalEngine, tui_home: Path) -> N
 def test_given_for_nothing(snap_compare: Any, demo_engine: LocalEngine, tui_home: Path) -> None:
     async def prepare(pilot: Pilot[None]) -> None:
         await _started(pilot)
-        await show_pane(pilot, "T")
-        pilot.app.query_one("#turns-given", DataTable).focus()
+        await show_pane(pilot, "G")
+        pilot.app.query_one("#given-memories", DataTable).focus()
         await pilot.press("f")
         await settle(pilot)
 

@@ -1,4 +1,4 @@
-"""`cortex-tui turns`: what memory gave the agent on each turn, as it was given.
+"""`cortex-tui given`: what memory gave the agent on each turn, as it was given.
 
 Grouped by session, newest first: each prompt with the memories its context held (rank,
 score, id, text), the standing rules, what the budget left out and the tokens used;
@@ -14,21 +14,28 @@ from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import InvalidInputError
 from cortex_tui.format import line_text
-from cortex_tui.injections.record import GivenMemory, Injection
+from cortex_tui.given.record import GivenMemory, GivenRecord
 
 MAX_LIMIT = 1000
 TEXT_WIDTH = 100
 """Characters of a memory's text a line shows (the JSON has it all)."""
 
 
+OLD_NAME = "turns"
+"""The command's name up to 0.1.0, before "turn" came to mean a conversation turn only: an
+alias for one release, so that scripts calling it keep working meanwhile."""
+
+
 def register(sub: Subparsers, common: OneLineParser) -> None:
     p = sub.add_parser(
-        "turns",
+        "given",
+        aliases=[OLD_NAME],
         parents=[common],
-        help="what memory gave the agent on each turn, and why",
+        help=f"what memory gave the agent on each turn, and why (old name: {OLD_NAME})",
         description="The contexts given to agents (hooks, MCP recalls), newest first, "
         "grouped by session: each memory with its rank and score as computed then, the "
-        "standing rules, and what the budget left out. The TUI's Turns pane shows the same.",
+        "standing rules, and what the budget left out. The TUI's Given pane shows the same. "
+        f"`{OLD_NAME}` is this command's old name, kept for one release.",
     )
     p.add_argument("--session", help="one session: its id, or the start of it")
     p.add_argument("--agent", help="one agent's turns: claude, openclaw, mcp, plain")
@@ -38,11 +45,11 @@ def register(sub: Subparsers, common: OneLineParser) -> None:
     )
 
 
-def cmd_turns(ctx: CommandContext) -> int:
+def cmd_given(ctx: CommandContext) -> int:
     a = ctx.args
     if not 1 <= a.limit <= MAX_LIMIT:
         raise InvalidInputError(f"--limit must be 1 to {MAX_LIMIT}")
-    turns = ctx.engine.injections(session=a.session, agent=a.agent, limit=a.limit)
+    turns = ctx.engine.given(session=a.session, agent=a.agent, limit=a.limit)
     if ctx.json:
         ctx.emit(turns, "")
         return 0
@@ -54,7 +61,7 @@ def cmd_turns(ctx: CommandContext) -> int:
     return 0
 
 
-def _turns_text(turns: list[Injection], *, explain: bool) -> list[str]:
+def _turns_text(turns: list[GivenRecord], *, explain: bool) -> list[str]:
     """A session's heading before each run of its turns (sessions interleave when two
     agents work at once: a session may head more than one run)."""
     lines: list[str] = []
@@ -67,7 +74,7 @@ def _turns_text(turns: list[Injection], *, explain: bool) -> list[str]:
     return lines
 
 
-def _turn_lines(turn: Injection, explain: bool) -> list[str]:
+def _turn_lines(turn: GivenRecord, explain: bool) -> list[str]:
     said = f'  "{_short(turn.prompt, 70)}"' if turn.prompt else ""
     lines = [f"  {turn.at:%Y-%m-%d %H:%M:%S}  {turn.trigger}{said}"]
     if not turn.given:
@@ -101,7 +108,7 @@ def _place(memory: GivenMemory) -> str:
     return f"{memory.rank:>3}. {memory.score:.4f}"
 
 
-def _text(turn: Injection, memory: GivenMemory) -> str:
+def _text(turn: GivenRecord, memory: GivenMemory) -> str:
     """The memory's text as its line gave it: the label dropped, the block's escaping
     undone (the terminal shows `<`, not `&lt;`)."""
     line = turn.line_of(memory)
@@ -112,4 +119,5 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-HANDLERS: dict[str, Callable[[CommandContext], int]] = {"turns": cmd_turns}
+HANDLERS: dict[str, Callable[[CommandContext], int]] = {"given": cmd_given, OLD_NAME: cmd_given}
+"""argparse names the command as it was typed, so the old name needs its own entry."""

@@ -1,4 +1,4 @@
-"""An injection record says exactly what the block gave: each memory line matched to the
+"""A given record says exactly what the block gave: each memory line matched to the
 result (or standing rule) it shows, and each ranked result the budget had no room for
 left out, never given."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.standing import standing_block
 from cortex_tui.format import line_memory_id
-from cortex_tui.injections.record import Asker, Given, build_injection
+from cortex_tui.given.record import Asker, Given, build_record
 from cortex_tui.models import MemoryDraft, MemoryType
 from cortex_tui.recall.request import RecallRequest
 
@@ -35,7 +35,7 @@ def test_the_lines_given_are_the_memories_recorded_and_the_rest_left_out(
     assert 0 < len(shown_ids) < len(response.results), "the cap must leave some out"
 
     given = Given(response.context, recalled=response.results)
-    record = build_injection(_asker(request.query, 260), engine.now(), given, 2000)
+    record = build_record(_asker(request.query, 260), engine.now(), given, 2000)
 
     assert [memory.short_id for memory in record.given] == shown_ids
     by_id = {result.memory.id: result for result in response.results}
@@ -72,7 +72,7 @@ def test_standing_rules_are_recorded_as_standing_and_not_as_left_out(engine: Loc
     )
     given = Given(f"{standing.text}\n{recalled}", standing.memories, response.results)
 
-    record = build_injection(_asker("atlas deploy"), engine.now(), given, 2000)
+    record = build_record(_asker("atlas deploy"), engine.now(), given, 2000)
 
     blocks = {memory.id: memory.block for memory in record.given}
     assert blocks[rule.id] == "standing"
@@ -84,6 +84,6 @@ def test_standing_rules_are_recorded_as_standing_and_not_as_left_out(engine: Loc
 
 def test_the_prompt_is_kept_to_its_start(engine: LocalEngine) -> None:
     long_prompt = "why " * 200
-    record = build_injection(_asker(long_prompt), engine.now(), Given(), 2000)
+    record = build_record(_asker(long_prompt), engine.now(), Given(), 2000)
     assert len(record.prompt) == 200 and long_prompt.startswith(record.prompt)
     assert record.given == [] and record.left_out == [] and record.used_tokens == 0

@@ -1,4 +1,4 @@
-"""One injection record: what a caller was given, and why each memory in it was there.
+"""One given record: what a caller was given, and why each memory in it was there.
 
 Built from the block as it was given and the recall's ranked results: a memory line in
 the block is matched to its result by the short id its label carries, so the record says
@@ -79,7 +79,7 @@ class LeftOut(_Record):
     chars: int = Field(description="the characters its line would have taken")
 
 
-class Injection(_Record):
+class GivenRecord(_Record):
     """What one caller was given on one turn."""
 
     id: str = Field(default_factory=new_id)
@@ -124,7 +124,7 @@ class Injection(_Record):
         )
 
 
-def redacted(record: Injection, clean: Callable[[str], str]) -> Injection:
+def redacted(record: GivenRecord, clean: Callable[[str], str]) -> GivenRecord:
     """`record` with `clean` (the privacy step) applied to every text in it that came
     from a person or a memory: the prompt, the block, the left-out and held-back
     memories' starts, the sentence a breakdown names, and the session and project
@@ -183,9 +183,9 @@ class Given:
     """Ranked memories the relevance gate kept out."""
 
 
-def build_injection(
+def build_record(
     asker: Asker, at: datetime, given: Given, budget_tokens: int | None
-) -> Injection:
+) -> GivenRecord:
     """The record of what `asker` was given at `at`: each memory line of the block
     matched to the recall's result or the standing memory it shows; each recalled
     result not in the block (nor given by the standing block instead) is left out."""
@@ -212,7 +212,7 @@ def build_injection(
     left_out = [
         _left_out(result, at) for result in given.recalled if result.memory.short_id not in shown
     ]
-    return Injection(
+    return GivenRecord(
         at=at,
         agent=asker.agent,
         trigger=asker.trigger,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cortex_tui.injections.record import Verdict
-from cortex_tui.injections.segments import ends_torn
+from cortex_tui.given.record import Verdict
+from cortex_tui.given.segments import ends_torn
 from cortex_tui.models import Memory, UtcDatetime, new_id
 from cortex_tui.private import open_private, private_dir
 

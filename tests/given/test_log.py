@@ -12,8 +12,8 @@ from pathlib import Path
 from cortex_tui.config import InjectionsConfig, load_settings
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.open import open_engine
-from cortex_tui.injections.log import InjectionLog
-from cortex_tui.injections.record import Injection, LeftOut
+from cortex_tui.given.log import GivenLog
+from cortex_tui.given.record import GivenRecord, LeftOut
 from cortex_tui.models import MemoryType
 from tests.conftest import NOW
 
@@ -30,10 +30,10 @@ class MovingClock:
 
 def _record(
     at: datetime, session: str = "session-a", *, agent: str = "claude", pad: int = 0
-) -> Injection:
+) -> GivenRecord:
     # Padding that does not compress, as score breakdowns barely do between records.
     context = "<cortex_memories>\n" + os.urandom(pad // 2).hex() + "\n</cortex_memories>"
-    return Injection(
+    return GivenRecord(
         at=at,
         agent=agent,
         trigger="prompt",
@@ -45,8 +45,8 @@ def _record(
     )
 
 
-def _log(folder: Path, clock: MovingClock, **config: float | bool) -> InjectionLog:
-    return InjectionLog(folder, InjectionsConfig.model_validate(config), clock)
+def _log(folder: Path, clock: MovingClock, **config: float | bool) -> GivenLog:
+    return GivenLog(folder, InjectionsConfig.model_validate(config), clock)
 
 
 def test_records_come_back_newest_first_filtered_and_paged(tmp_path: Path) -> None:
@@ -153,8 +153,8 @@ def test_a_record_never_holds_a_secret(tmp_path: Path, hashing_embedder: Embedde
                 ],
             }
         )
-        engine.record_injection(record)
-        [kept] = engine.injections()
+        engine.record_given(record)
+        [kept] = engine.given()
     finally:
         engine.close()
 

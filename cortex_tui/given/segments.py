@@ -1,4 +1,4 @@
-"""The injection records' files: numbered segments of JSON lines under one lock.
+"""The given records' files: numbered segments of JSON lines under one lock.
 
 Standard library only: the hook process itself appends the record of a prompt it gave
 nothing because it gave up (`agent_turn/missed.py`), where importing the
@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from pathlib import Path
 
+FOLDER = "injections"
+"""The records' folder under `$CORTEX_HOME`. It keeps the name the records first had:
+homes written before they were called "given" hold them there."""
 PLAIN = "jsonl"
 COMPRESSED = "jsonl.gz"
 LOCK = ".lock"

@@ -1,5 +1,5 @@
-"""A recorded turn as styled text: what it was given, and one memory's score as computed
-on that turn beside the score the same prompt gives it now.
+"""What a turn was given, as styled text for the Given pane: the turn, its memories, and
+one memory's score as computed on that turn beside the score the same prompt gives it now.
 
 Numbers come from the record and from `explain`, never recomputed here. Memory text
 enters as plain `Content` (the block's XML escaping undone), never as markup.
@@ -11,8 +11,8 @@ from rich.text import Text
 from textual.content import Content
 
 from cortex_tui.format import line_text
-from cortex_tui.injections.record import GivenMemory, Injection, LeftOut
-from cortex_tui.injections.usefulness import Unhelpful
+from cortex_tui.given.record import GivenMemory, GivenRecord, LeftOut
+from cortex_tui.given.usefulness import Unhelpful
 from cortex_tui.models import Explanation, HeldBack, ScoreBreakdown
 from cortex_tui.signals import SIGNAL_NAMES
 from cortex_tui.tui.colours import signal_variable
@@ -23,7 +23,7 @@ _NAME_WIDTH = 16
 MARKS = {"useful": "✓", "wrong": "✗"}
 
 
-def turn_label(turn: Injection, width: int) -> Content:
+def turn_label(turn: GivenRecord, width: int) -> Content:
     """A turn in the list: its time and what asked, the prompt's start, how much it got."""
     said = one_line(turn.prompt, width) if turn.prompt else f"({turn.trigger})"
     counts = f"{len(turn.given)} given"
@@ -39,7 +39,7 @@ def turn_label(turn: Injection, width: int) -> Content:
     )
 
 
-def session_label(turn: Injection, turns: int) -> Content:
+def session_label(turn: GivenRecord, turns: int) -> Content:
     """A session in the list: its agent, the start of its id, its project."""
     where = f" · {turn.project}" if turn.project else ""
     session = turn.session[:8] if turn.session else "no session"
@@ -49,7 +49,7 @@ def session_label(turn: Injection, turns: int) -> Content:
     )
 
 
-def turn_heading(turn: Injection) -> Content:
+def turn_heading(turn: GivenRecord) -> Content:
     budget = f" of {turn.budget_tokens}" if turn.budget_tokens is not None else ""
     standing = sum(memory.block == "standing" for memory in turn.given)
     given = f"{len(turn.given)} given" + (f" ({standing} standing)" if standing else "")
@@ -71,7 +71,7 @@ def turn_heading(turn: Injection) -> Content:
     )
 
 
-def given_cells(turn: Injection, memory: GivenMemory, width: int) -> list[Text]:
+def given_cells(turn: GivenRecord, memory: GivenMemory, width: int) -> list[Text]:
     """Table cells as `Text` (never markup; the table sizes its columns by them)."""
     mark = MARKS.get(turn.judged.get(memory.id, ""), "")
     if memory.rank is None or memory.score is None:

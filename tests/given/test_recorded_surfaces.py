@@ -36,7 +36,7 @@ def test_the_in_process_hook_records_too_unless_turned_off(tmp_path: Path) -> No
         CORTEX_DAEMON="0",
     )
     assert "Priya" in context_of(hook.stdout)
-    turns = json.loads(run(home, "turns", "--json", CORTEX_DAEMON="0").stdout)
+    turns = json.loads(run(home, "given", "--json", CORTEX_DAEMON="0").stdout)
     assert [(turn["session"], turn["context"]) for turn in turns] == [
         ("s-9", context_of(hook.stdout))
     ]
@@ -52,6 +52,22 @@ def test_the_in_process_hook_records_too_unless_turned_off(tmp_path: Path) -> No
         CORTEX_INJECTIONS__ENABLED="false",
     )
     assert not (off / "injections").exists()
+
+
+def test_the_command_s_old_name_turns_still_shows_the_records_for_one_release(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    remember_offline(home, FACTS[2])
+    event = prompt_event("who is the tech lead of atlas?", "s-9")
+    run(home, "--hook", "pre", stdin=event, CORTEX_DAEMON="0")
+    given = run(home, "given", "--explain", CORTEX_DAEMON="0")
+    old = run(home, "turns", "--explain", CORTEX_DAEMON="0")
+    assert (given.returncode, old.returncode) == (0, 0), old.stderr
+    assert given.stdout.startswith("session s-9  claude") and "Priya" in given.stdout
+    assert old.stdout == given.stdout
+    helped = " ".join(run(home, "turns", "--help").stdout.split())
+    assert "usage: cortex-tui given" in helped and "`turns` is this command's old name" in helped
 
 
 def test_the_mcp_given_tool_answers_what_the_last_prompt_got(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The pre hook through the service keeps its record (answered afresh or from the
-context cache) after it answers; `cortex-tui turns` reads it back. Real subprocesses."""
+context cache) after it answers; `cortex-tui given` reads it back. Real subprocesses."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.models import MemoryDraft
-from tests.injections.test_recorded_surfaces import FACTS, GITHUB_TOKEN, context_of
+from tests.given.test_recorded_surfaces import FACTS, GITHUB_TOKEN, context_of
 from tests.server.test_service import prompt_event, run, wait_for
 
 
@@ -23,8 +23,8 @@ def test_each_prompt_through_the_service_is_recorded_as_it_was_given(
     given = context_of(first.stdout)
     assert "port 8443" in given and context_of(again.stdout) == given
 
-    wait_for(lambda: len(remote.injections(session="s-42")) == 2)
-    for record in remote.injections(session="s-42"):
+    wait_for(lambda: len(remote.given(session="s-42")) == 2)
+    for record in remote.given(session="s-42"):
         assert record.agent == "claude" and record.trigger == "prompt"
         assert record.context == given
         assert GITHUB_TOKEN not in record.prompt and "[secret: GitHub token]" in record.prompt
@@ -35,22 +35,22 @@ def test_each_prompt_through_the_service_is_recorded_as_it_was_given(
     for path in (service_home / "injections").iterdir():
         assert GITHUB_TOKEN.encode() not in path.read_bytes()
 
-    shown = run(service_home, "turns", "--session", "s-4")
+    shown = run(service_home, "given", "--session", "s-4")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("session s-42  claude")
     assert shown.stdout.count("which port does the atlas API use?") == 2
     assert "The atlas API listens on port 8443" in shown.stdout
     assert "1. " in shown.stdout and "tokens" in shown.stdout
-    explained = run(service_home, "turns", "--limit", "1", "--explain")
+    explained = run(service_home, "given", "--limit", "1", "--explain")
     assert "relevance" in explained.stdout and "final" in explained.stdout
-    as_json = json.loads(run(service_home, "turns", "--json").stdout)
+    as_json = json.loads(run(service_home, "given", "--json").stdout)
     assert [turn["session"] for turn in as_json] == ["s-42", "s-42"]
     assert as_json[0]["given"][0]["breakdown"]["signals"]["relevance"]
 
 
-def test_turns_refuses_a_bad_limit_in_one_line(service_home: Path) -> None:
-    result = run(service_home, "turns", "--limit", "0")
+def test_given_refuses_a_bad_limit_in_one_line(service_home: Path) -> None:
+    result = run(service_home, "given", "--limit", "0")
     assert result.returncode != 0
     assert result.stderr.strip().count("\n") == 0 and "--limit" in result.stderr
-    empty = run(service_home, "turns", "--session", "nothing-like-it")
+    empty = run(service_home, "given", "--session", "nothing-like-it")
     assert empty.returncode == 0 and "no context has been given yet" in empty.stdout

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from cortex_tui.injections.judgements import Judgement
-from cortex_tui.injections.record import Injection
+from cortex_tui.given.judgements import Judgement
+from cortex_tui.given.record import GivenRecord
 from cortex_tui.models import UtcDatetime
 
 
@@ -27,7 +27,7 @@ class Unhelpful(BaseModel):
 
 
 def unhelpful(
-    records: Iterable[Injection], judgements: Sequence[Judgement], min_given: int
+    records: Iterable[GivenRecord], judgements: Sequence[Judgement], min_given: int
 ) -> list[Unhelpful]:
     """The memories recalled into at least `min_given` of `records` (newest first) that
     no judgement calls useful, the most given first. Standing rules are left out: they

@@ -1,4 +1,4 @@
-"""The Turns pane: what memory gave the agent, prompt by prompt, and why.
+"""The Given pane: what memory gave the agent, prompt by prompt, and why.
 
 Sessions, newest first, each with its prompts; a prompt shows the memories its context
 held (rank, score, id, text) and those the budget had no room for. A memory's score as
@@ -26,13 +26,12 @@ from textual.widgets.option_list import Option
 from cortex_tui.engine.protocol import Engine
 from cortex_tui.errors import CortexError
 from cortex_tui.format import line_text
-from cortex_tui.injections.judgements import Judgement
-from cortex_tui.injections.record import GivenMemory, Injection, Verdict
-from cortex_tui.injections.usefulness import Unhelpful
+from cortex_tui.given.judgements import Judgement
+from cortex_tui.given.record import GivenMemory, GivenRecord, Verdict
+from cortex_tui.given.usefulness import Unhelpful
 from cortex_tui.models import Explanation, HeldBack, Memory
 from cortex_tui.recall.request import RecallRequest
-from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, Written, titled
-from cortex_tui.tui.turn_text import (
+from cortex_tui.tui.given_text import (
     given_cells,
     held_back_cells,
     held_back_why,
@@ -43,10 +42,11 @@ from cortex_tui.tui.turn_text import (
     turn_label,
     unhelpful_cells,
 )
+from cortex_tui.tui.panes.base import Answered, OpenHistory, Pane, Written, titled
 from cortex_tui.tui.widgets.text_edit import EditTextModal
 
 TURNS_SHOWN = 200
-"""The newest turns the list holds (`cortex-tui turns --limit` reaches further back)."""
+"""The newest turns the list holds (`cortex-tui given --limit` reaches further back)."""
 OFTEN = 3
 """Turns a memory must be given in to count as given often."""
 _PROMPT_WIDTH = 27
@@ -65,7 +65,7 @@ class NowScore:
     problem: str = ""
 
 
-class TurnsLoaded(Answered[list[Injection]]):
+class GivenLoaded(Answered[list[GivenRecord]]):
     """The newest recorded turns."""
 
 
@@ -85,39 +85,39 @@ class FetchedForEdit(Answered[Memory]):
     """The memory to edit, as it is now."""
 
 
-class TurnsPane(Pane):
+class GivenPane(Pane):
     """A list of sessions and their turns; the chosen turn's memories; one memory's score
     then and now."""
 
-    pane_id = "turns"
-    title = "Turns"
-    key = "T"
-    purpose = "Turns shows, prompt by prompt, what memory gave the agent and why."
+    pane_id = "given"
+    title = "Given"
+    key = "G"
+    purpose = "Given shows, prompt by prompt, what memory gave the agent and why."
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "judge('useful')", "Useful here", id="turns.useful"),
-        Binding("w", "judge('wrong')", "Wrong here", id="turns.wrong"),
-        Binding("u", "undo", "Undo", id="turns.undo"),
-        Binding("h", "history", "History", id="turns.history"),
-        Binding("e", "edit", "Edit", id="turns.edit"),
-        Binding("x,delete", "forget", "Forget", id="turns.forget"),
-        Binding("f", "toggle_unhelpful", "Given for nothing", id="turns.unhelpful"),
-        Binding("f5", "reload", "Refresh", show=False, id="turns.reload"),
+        Binding("y", "judge('useful')", "Useful here", id="given.useful"),
+        Binding("w", "judge('wrong')", "Wrong here", id="given.wrong"),
+        Binding("u", "undo", "Undo", id="given.undo"),
+        Binding("h", "history", "History", id="given.history"),
+        Binding("e", "edit", "Edit", id="given.edit"),
+        Binding("x,delete", "forget", "Forget", id="given.forget"),
+        Binding("f", "toggle_unhelpful", "Given for nothing", id="given.unhelpful"),
+        Binding("f5", "reload", "Refresh", show=False, id="given.reload"),
     ]
 
     DEFAULT_CSS = """
-    TurnsPane #turns-body { height: 1fr; }
-    TurnsPane #turns-list { width: 44; height: 1fr; border: round $panel-lighten-2; }
-    TurnsPane #turns-right { width: 1fr; height: 1fr; }
-    TurnsPane #turns-head { height: auto; max-height: 4; padding: 0 1; }
-    TurnsPane #turns-given { height: 1fr; border: round $panel-lighten-2; overflow-x: hidden; }
-    TurnsPane #turns-why { height: auto; max-height: 14; padding: 0 1; }
+    GivenPane #given-body { height: 1fr; }
+    GivenPane #given-list { width: 44; height: 1fr; border: round $panel-lighten-2; }
+    GivenPane #given-right { width: 1fr; height: 1fr; }
+    GivenPane #given-head { height: auto; max-height: 4; padding: 0 1; }
+    GivenPane #given-memories { height: 1fr; border: round $panel-lighten-2; overflow-x: hidden; }
+    GivenPane #given-why { height: auto; max-height: 14; padding: 0 1; }
     """
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        self._turns: dict[str, Injection] = {}
-        self._turn: Injection | None = None
+        self._turns: dict[str, GivenRecord] = {}
+        self._turn: GivenRecord | None = None
         self._rows: dict[str, GivenMemory | Unhelpful | HeldBack | None] = {}
         self._unhelpful: list[Unhelpful] | None = None
         self._drawn: str | None = None
@@ -126,21 +126,21 @@ class TurnsPane(Pane):
         """This pane's last judgement, while it is the last thing done: `u` takes it back."""
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="turns-body"):
-            yield titled(OptionList(id="turns-list"), "Sessions · turns")
-            with Vertical(id="turns-right"):
-                yield Static(id="turns-head")
+        with Horizontal(id="given-body"):
+            yield titled(OptionList(id="given-list"), "Sessions · turns")
+            with Vertical(id="given-right"):
+                yield Static(id="given-head")
                 yield titled(
-                    DataTable(cursor_type="row", zebra_stripes=True, id="turns-given"), "Given"
+                    DataTable(cursor_type="row", zebra_stripes=True, id="given-memories"), "Given"
                 )
-                yield Static(id="turns-why")
+                yield Static(id="given-why")
 
     def on_mount(self) -> None:
         self._columns(COLUMNS)
 
     def _columns(self, labels: tuple[str, ...]) -> None:
         """The table's columns for what it lists (a turn's memories, or the filter's)."""
-        table = self.query_one("#turns-given", DataTable)
+        table = self.query_one("#given-memories", DataTable)
         if tuple(str(column.label) for column in table.columns.values()) != labels:
             table.clear(columns=True)
             for number, label in enumerate(labels):
@@ -150,18 +150,18 @@ class TurnsPane(Pane):
 
     def reload(self) -> None:
         engine = self.engine
-        self.call_engine(lambda: engine.injections(limit=TURNS_SHOWN), TurnsLoaded, name="turns")
+        self.call_engine(lambda: engine.given(limit=TURNS_SHOWN), GivenLoaded, name="given")
         if self._unhelpful is not None:
             self._load_unhelpful()
 
     def action_reload(self) -> None:
         self.reload()
 
-    @on(TurnsLoaded)
-    def _loaded(self, message: TurnsLoaded) -> None:
+    @on(GivenLoaded)
+    def _loaded(self, message: GivenLoaded) -> None:
         turns = message.result
         self._turns = {turn.id: turn for turn in turns}
-        listing = self.query_one("#turns-list", OptionList)
+        listing = self.query_one("#given-list", OptionList)
         keep = self._turn.id if self._turn else None
         listing.clear_options()
         for session, run in _sessions(turns):
@@ -172,7 +172,7 @@ class TurnsPane(Pane):
                 listing.add_option(Option(turn_label(turn, _PROMPT_WIDTH), id=turn.id))
         if not turns:
             self._turn = None
-            self.query_one("#turns-head", Static).update(
+            self.query_one("#given-head", Static).update(
                 "No turn is on record yet: the hooks and MCP recalls record what they give "
                 "(injections.enabled)."
             )
@@ -184,7 +184,7 @@ class TurnsPane(Pane):
         self._turn = self._turns[chosen]
         self._show_given()
 
-    @on(OptionList.OptionHighlighted, "#turns-list")
+    @on(OptionList.OptionHighlighted, "#given-list")
     def _turn_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         """A turn chosen in the list: shown, leaving the filter."""
         turn = self._turns.get(event.option.id or "")
@@ -196,7 +196,7 @@ class TurnsPane(Pane):
     def _show_given(self) -> None:
         """The turn's memories (or the filter's); the cursor stays on its row when the
         same turn is drawn again (after a judgement, say)."""
-        table = self.query_one("#turns-given", DataTable)
+        table = self.query_one("#given-memories", DataTable)
         turn = self._turn
         same = turn is not None and turn.id == self._drawn
         keep_row = table.cursor_row if same else 0
@@ -209,9 +209,9 @@ class TurnsPane(Pane):
             return
         self._columns(COLUMNS)
         if turn is None:
-            self.query_one("#turns-why", Static).update("")
+            self.query_one("#given-why", Static).update("")
             return
-        self.query_one("#turns-head", Static).update(turn_heading(turn))
+        self.query_one("#given-head", Static).update(turn_heading(turn))
         table.border_title = "Given"
         for memory in turn.given:
             self._rows[memory.id] = memory
@@ -229,7 +229,7 @@ class TurnsPane(Pane):
     def _show_unhelpful(self, table: DataTable[Text]) -> None:
         items = self._unhelpful or []
         table.border_title = f"Given in {OFTEN}+ turns, never judged useful"
-        self.query_one("#turns-head", Static).update(
+        self.query_one("#given-head", Static).update(
             Content.styled(
                 f"{len(items)} memories were given in {OFTEN} or more of the recorded turns and "
                 "never judged useful there (y marks one useful; w wrong).",
@@ -239,14 +239,14 @@ class TurnsPane(Pane):
         for item in items:
             self._rows[item.id] = item
             table.add_row(*unhelpful_cells(item, _TEXT_WIDTH), key=item.id)
-        self.query_one("#turns-why", Static).update("")
+        self.query_one("#given-why", Static).update("")
 
-    @on(DataTable.RowHighlighted, "#turns-given")
+    @on(DataTable.RowHighlighted, "#given-memories")
     def _row_highlighted(self) -> None:
         self._show_why()
 
     def _show_why(self) -> None:
-        why = self.query_one("#turns-why", Static)
+        why = self.query_one("#given-why", Static)
         memory, turn = self._selected_given(), self._turn
         held = self._rows.get(self._selected_key() or "")
         if isinstance(held, HeldBack) and self._unhelpful is None:
@@ -274,14 +274,14 @@ class TurnsPane(Pane):
             except CortexError as exc:
                 return NowScore(turn_id, memory_id, None, str(exc))
 
-        self.call_engine(ask, NowExplained, name="turns.now")
+        self.call_engine(ask, NowExplained, name="given.now")
 
     @on(NowExplained)
     def _now_explained(self, message: NowExplained) -> None:
         now, memory = message.result, self._selected_given()
         if memory is None or memory.id != now.memory_id or memory.breakdown is None:
             return
-        why = self.query_one("#turns-why", Static)
+        why = self.query_one("#given-why", Static)
         if now.explanation is None:
             then = then_and_now(memory.breakdown, memory.rank, None)
             why.update(Content.assemble(then, "\n", Content.styled(now.problem, "$warning")))
@@ -291,7 +291,7 @@ class TurnsPane(Pane):
     def _selected_key(self) -> str | None:
         """The highlighted row's key: a memory's id, or `left:` (`held:`) and the id of
         one left out (held back)."""
-        table = self.query_one("#turns-given", DataTable)
+        table = self.query_one("#given-memories", DataTable)
         if not self._rows or table.cursor_row < 0:
             return None
         return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
@@ -316,7 +316,7 @@ class TurnsPane(Pane):
     def _load_unhelpful(self) -> None:
         engine = self.engine
         self.call_engine(
-            lambda: engine.unhelpful_memories(min_given=OFTEN), UnhelpfulLoaded, name="turns.often"
+            lambda: engine.unhelpful_memories(min_given=OFTEN), UnhelpfulLoaded, name="given.often"
         )
 
     @on(UnhelpfulLoaded)
@@ -346,7 +346,7 @@ class TurnsPane(Pane):
             return
         engine = self.engine
         self.call_engine(
-            lambda: engine.judge_turn(turn_id, memory_id, verdict), Judged, name="turns.judge"
+            lambda: engine.judge_turn(turn_id, memory_id, verdict), Judged, name="given.judge"
         )
 
     def _turn_of(self, memory_id: str) -> str | None:
@@ -393,7 +393,7 @@ class TurnsPane(Pane):
         self.call_engine(
             lambda: engine.withdraw_judgement(judgement.id),
             lambda taken: Written(f"Took back the judgement of {taken.memory_id[:8]}"),
-            name="turns.withdraw",
+            name="given.withdraw",
         )
 
     def action_history(self) -> None:
@@ -405,7 +405,7 @@ class TurnsPane(Pane):
         memory_id = self._target_id()
         if memory_id is not None:
             engine = self.engine
-            self.call_engine(lambda: engine.get(memory_id), FetchedForEdit, name="turns.get")
+            self.call_engine(lambda: engine.get(memory_id), FetchedForEdit, name="given.get")
 
     @on(FetchedForEdit)
     def _fetched_for_edit(self, message: FetchedForEdit) -> None:
@@ -426,7 +426,7 @@ class TurnsPane(Pane):
                     lambda new: Written(
                         f"Edited: new version {new.short_id} supersedes {memory.short_id}"
                     ),
-                    name="turns.edit",
+                    name="given.edit",
                 )
 
         self.app.push_screen(
@@ -457,10 +457,10 @@ class TurnsPane(Pane):
         return left.text if left else memory_id
 
 
-def _sessions(turns: list[Injection]) -> list[tuple[str, list[Injection]]]:
+def _sessions(turns: list[GivenRecord]) -> list[tuple[str, list[GivenRecord]]]:
     """Turns grouped by session, the session with the newest turn first, each session's
     turns newest first (`turns` come newest first)."""
-    grouped: dict[str, list[Injection]] = {}
+    grouped: dict[str, list[GivenRecord]] = {}
     for turn in turns:
         grouped.setdefault(turn.session or "", []).append(turn)
     return list(grouped.items())

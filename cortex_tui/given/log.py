@@ -1,4 +1,5 @@
-"""The records on disk: `$CORTEX_HOME/injections/`, JSON lines in numbered segments.
+"""The records on disk: `$CORTEX_HOME/injections/` (`segments.FOLDER`), JSON lines in
+numbered segments.
 
 Appended a whole line per write, so a crash halfway leaves at most one torn last line,
 which reading skips (and the next append starts on a line of its own). A segment is
@@ -24,8 +25,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from cortex_tui.config import InjectionsConfig
-from cortex_tui.injections.record import Injection
-from cortex_tui.injections.segments import (
+from cortex_tui.given.record import GivenRecord
+from cortex_tui.given.segments import (
     COMPRESSED,
     PLAIN,
     append_line,
@@ -44,7 +45,7 @@ TAIL_BYTES = 64 * 1024
 """Bytes read from a segment's end to find its newest record's time."""
 
 
-class InjectionLog:
+class GivenLog:
     def __init__(
         self, folder: Path, config: InjectionsConfig, clock: Callable[[], datetime]
     ) -> None:
@@ -62,7 +63,7 @@ class InjectionLog:
     def segment_bytes(self) -> int:
         return max(MIN_SEGMENT_BYTES, self.max_bytes // SEGMENT_SHARE)
 
-    def append(self, record: Injection) -> None:
+    def append(self, record: GivenRecord) -> None:
         """Keep `record` (nothing when the records are turned off)."""
         if not self.config.enabled:
             return
@@ -84,11 +85,11 @@ class InjectionLog:
         agent: str | None = None,
         limit: int = 50,
         before: datetime | None = None,
-    ) -> list[Injection]:
+    ) -> list[GivenRecord]:
         """Records newest first: of one session (an id or a start of it) or agent, only
         those before `before`, at most `limit`; none older than the age limit."""
         oldest = self._oldest_kept()
-        found: list[Injection] = []
+        found: list[GivenRecord] = []
         for record in self._backwards():
             if record.at < oldest:
                 break
@@ -103,7 +104,7 @@ class InjectionLog:
                 break
         return found
 
-    def find(self, injection_id: str) -> Injection | None:
+    def find(self, injection_id: str) -> GivenRecord | None:
         """The record with this id (or the one id starting so), within the age limit."""
         oldest = self._oldest_kept()
         for record in self._backwards():
@@ -119,7 +120,7 @@ class InjectionLog:
 
     # --- files -----------------------------------------------------------------------
 
-    def _backwards(self) -> Iterator[Injection]:
+    def _backwards(self) -> Iterator[GivenRecord]:
         for segment in reversed(segments(self.folder)):
             for line in reversed(_lines(segment)):
                 if record := _parsed(line):
@@ -182,12 +183,12 @@ def _drop(segment: Path) -> None:
     segment.with_name(f"{number_of(segment):06d}.{PLAIN}").unlink(missing_ok=True)
 
 
-def _parsed(line: bytes) -> Injection | None:
+def _parsed(line: bytes) -> GivenRecord | None:
     """A record, or None for an empty or torn line (a crash during its write)."""
     if not line.strip():
         return None
     try:
-        return Injection.model_validate_json(line)
+        return GivenRecord.model_validate_json(line)
     except ValidationError:
         return None
 
