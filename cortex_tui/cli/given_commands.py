@@ -49,7 +49,7 @@ def cmd_given(ctx: CommandContext) -> int:
     a = ctx.args
     if not 1 <= a.limit <= MAX_LIMIT:
         raise InvalidInputError(f"--limit must be 1 to {MAX_LIMIT}")
-    turns = ctx.engine.given(session=a.session, agent=a.agent, limit=a.limit)
+    turns = ctx.engine.given.records(session=a.session, agent=a.agent, limit=a.limit)
     if ctx.json:
         ctx.emit(turns, "")
         return 0

@@ -30,10 +30,10 @@ def record_demo_turns(
     for session in sessions:
         for number, turn in enumerate(session["prompts"]):
             record_id = id_of(f"turn:{session['session']}:{number}")
-            if engine.given_log.find(record_id) is not None:
+            if engine.given.log.find(record_id) is not None:
                 continue
             record = _turn(engine, session, turn, first=number == 0)
-            engine.record_given(record.model_copy(update={"id": record_id}))
+            engine.given.record(record.model_copy(update={"id": record_id}))
             recorded += 1
     return recorded
 

@@ -7,27 +7,20 @@ one's validity; forgetting marks a memory deleted; only `purge` removes data.
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
 
 from cortex_tui.classify import classify
 from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import RecallWeights, Settings, save_setting
 from cortex_tui.curation import journal
 from cortex_tui.embed.base import Embedder, Matrix
-from cortex_tui.engine import turn_judgements
 from cortex_tui.engine.core import EngineCore
 from cortex_tui.engine.limits import check_content, check_query, check_turn
 from cortex_tui.engine.parts.curation import LocalCuration
+from cortex_tui.engine.parts.given import LocalGiven
 from cortex_tui.engine.parts.overview import LocalOverview
 from cortex_tui.engine.parts.upkeep import LocalUpkeep
 from cortex_tui.errors import AmbiguousIdError, InvalidInputError, NotFoundError
-from cortex_tui.given.judgements import Judgement, JudgementLog
-from cortex_tui.given.log import GivenLog
-from cortex_tui.given.record import GivenRecord, Verdict, redacted
-from cortex_tui.given.segments import FOLDER
-from cortex_tui.given.usefulness import Unhelpful, unhelpful
 from cortex_tui.llm.base import LLMClient
 from cortex_tui.maintenance.transfer import dump_line, header_line
 from cortex_tui.models import (
@@ -68,8 +61,9 @@ DEFAULT_TTL_HOURS = 720.0
 
 
 class LocalEngine(EngineCore):
-    """The engine's operations on its core (`engine/core.py`); curation, the overview and
-    upkeep are its parts (`engine/parts/`), reached as `engine.curation` and so on."""
+    """The engine's operations on its core (`engine/core.py`); curation, the overview,
+    upkeep and what turns were given are its parts (`engine/parts/`), reached as
+    `engine.curation` and so on."""
 
     def __init__(
         self,
@@ -103,10 +97,7 @@ class LocalEngine(EngineCore):
         self.curation = LocalCuration(self)
         self.overview = LocalOverview(self, self.recall)
         self.upkeep = LocalUpkeep(self)
-        self.given_log = GivenLog(settings.home / FOLDER, settings.injections, clock)
-        """What memory gave each agent turn (`given/log.py`)."""
-        self.judgement_log = JudgementLog(settings.home / FOLDER / "judgements.jsonl")
-        """A person's judgements of what the turns were given."""
+        self.given = LocalGiven(self, self._lowered, self.curation.undo)
 
     def with_settings(self, settings: Settings) -> LocalEngine:
         """This engine's store, embedder, clock and LLM under other settings: eval
@@ -185,30 +176,8 @@ class LocalEngine(EngineCore):
             total=self.store.count_memories(filter),
         )
 
-    def given(
-        self,
-        session: str | None = None,
-        agent: str | None = None,
-        limit: int = 50,
-        before: datetime | None = None,
-    ) -> list[GivenRecord]:
-        records = self.given_log.newest(session=session, agent=agent, limit=limit, before=before)
-        return turn_judgements.judged_records(self, records)
-
-    def unhelpful_memories(self, min_given: int = 3) -> list[Unhelpful]:
-        records = self.given_log.newest(limit=sys.maxsize)
-        return unhelpful(records, self.judgement_log.standing(), min_given)
-
-    def judge_turn(self, injection_id: str, memory_id: str, verdict: Verdict) -> Judgement:
-        return turn_judgements.judge_turn(self, injection_id, memory_id, verdict)
-
-    def withdraw_judgement(self, judgement_id: str) -> Judgement:
-        return turn_judgements.withdraw_judgement(self, judgement_id)
-
-    def record_given(self, record: GivenRecord) -> None:
-        """The privacy step's guard first: a memory written before a secret's kind was
-        known, or a prompt pasted with a key in it, is kept with a placeholder."""
-        self.given_log.append(redacted(record, self.privacy.clean))
+    def _lowered(self, memory_id: str, confidence: float, source: str) -> Memory:
+        return self.update(memory_id, confidence=confidence, source=source)
 
     def history(self, memory_id: str) -> list[Memory]:
         """The version chain containing `memory_id`, oldest first."""

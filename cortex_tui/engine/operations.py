@@ -8,13 +8,21 @@ from collections.abc import Callable
 from typing import Any
 
 from cortex_tui.engine.declaration import Operation, Route, declared
-from cortex_tui.engine.protocol import Curation, Engine, EntityGraph, Overview, Upkeep
+from cortex_tui.engine.protocol import (
+    Curation,
+    Engine,
+    EntityGraph,
+    GivenRecords,
+    Overview,
+    Upkeep,
+)
 
 PARTS: dict[str, type] = {
     "graph": EntityGraph,
     "curation": Curation,
     "overview": Overview,
     "upkeep": Upkeep,
+    "given": GivenRecords,
 }
 """The engine's parts by the attribute that holds each (`engine.graph`, ...)."""
 

@@ -283,6 +283,61 @@ class Upkeep(Protocol):
         ...
 
 
+class GivenRecords(Protocol):
+    """What memory each agent turn was given, and a person's judgements of it."""
+
+    # The routes of what each turn was given keep their first name, `injections`: clients
+    # and team servers of either version then answer each other.
+    @operation(on_get("/v1/injections"), name="given")
+    def records(
+        self,
+        session: Annotated[
+            str | None, Field(description="one session's records: its id, or a start of it")
+        ] = None,
+        agent: Annotated[
+            str | None, Field(description="one agent's records: claude, openclaw, mcp, plain")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
+        before: Annotated[
+            UtcDatetime | None, Field(description="records older than this (the next page)")
+        ] = None,
+    ) -> list[GivenRecord]:
+        """What memory gave each agent turn, newest first: the block as it was given, each
+        memory's score breakdown as computed then, and what the budget left out."""
+        ...
+
+    @operation(on_get("/v1/injections/unhelpful"), name="unhelpful")
+    def unhelpful_memories(
+        self, min_given: Annotated[int, Field(ge=1, le=1000)] = 3
+    ) -> list[Unhelpful]:
+        """Memories recalled into at least `min_given` of the recorded turns that no one
+        judged useful there, the most given first: what crowds the context for nothing."""
+        ...
+
+    @operation(on_post("/v1/injections/{injection_id}/judgements"), name="judge_turn", writes=True)
+    def judge_turn(
+        self,
+        injection_id: Annotated[str, Field(description="the turn's record id (or a start)")],
+        memory_id: Annotated[str, Field(description="a memory that turn was given")],
+        verdict: Verdict,
+    ) -> Judgement:
+        """Judge a memory where a turn was given it: useful there, or wrong there. A wrong
+        one that is still current is lowered (a new version with less confidence, which
+        undo takes back)."""
+        ...
+
+    @operation(on_post("/v1/judgements/{judgement_id}/withdraw"), writes=True)
+    def withdraw_judgement(self, judgement_id: str) -> Judgement:
+        """Take a judgement back, and the lowering it made when that is the last change."""
+        ...
+
+    @operation(on_post("/v1/injections"), name="record_given")
+    def record(self, record: GivenRecord) -> None:
+        """Keep the record of a context given to a caller (any secret in it is replaced
+        first); nothing when `injections.enabled` is off."""
+        ...
+
+
 class Engine(Protocol):
     @property
     def graph(self) -> EntityGraph: ...
@@ -295,6 +350,9 @@ class Engine(Protocol):
 
     @property
     def upkeep(self) -> Upkeep: ...
+
+    @property
+    def given(self) -> GivenRecords: ...
 
     def now(self) -> datetime:
         """The engine's clock (frozen in tests and screenshots); ages are measured from it."""
@@ -352,57 +410,6 @@ class Engine(Protocol):
     def history(self, memory_id: MemoryId) -> list[Memory]:
         """A memory's version chain, oldest first: what it said before each update and
         when."""
-        ...
-
-    # The routes of what each turn was given keep their first name, `injections`: clients
-    # and team servers of either version then answer each other.
-    @operation(on_get("/v1/injections"))
-    def given(
-        self,
-        session: Annotated[
-            str | None, Field(description="one session's records: its id, or a start of it")
-        ] = None,
-        agent: Annotated[
-            str | None, Field(description="one agent's records: claude, openclaw, mcp, plain")
-        ] = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
-        before: Annotated[
-            UtcDatetime | None, Field(description="records older than this (the next page)")
-        ] = None,
-    ) -> list[GivenRecord]:
-        """What memory gave each agent turn, newest first: the block as it was given, each
-        memory's score breakdown as computed then, and what the budget left out."""
-        ...
-
-    @operation(on_get("/v1/injections/unhelpful"), name="unhelpful")
-    def unhelpful_memories(
-        self, min_given: Annotated[int, Field(ge=1, le=1000)] = 3
-    ) -> list[Unhelpful]:
-        """Memories recalled into at least `min_given` of the recorded turns that no one
-        judged useful there, the most given first: what crowds the context for nothing."""
-        ...
-
-    @operation(on_post("/v1/injections/{injection_id}/judgements"), name="judge_turn", writes=True)
-    def judge_turn(
-        self,
-        injection_id: Annotated[str, Field(description="the turn's record id (or a start)")],
-        memory_id: Annotated[str, Field(description="a memory that turn was given")],
-        verdict: Verdict,
-    ) -> Judgement:
-        """Judge a memory where a turn was given it: useful there, or wrong there. A wrong
-        one that is still current is lowered (a new version with less confidence, which
-        undo takes back)."""
-        ...
-
-    @operation(on_post("/v1/judgements/{judgement_id}/withdraw"), writes=True)
-    def withdraw_judgement(self, judgement_id: str) -> Judgement:
-        """Take a judgement back, and the lowering it made when that is the last change."""
-        ...
-
-    @operation(on_post("/v1/injections"))
-    def record_given(self, record: GivenRecord) -> None:
-        """Keep the record of a context given to a caller (any secret in it is replaced
-        first); nothing when `injections.enabled` is off."""
         ...
 
     @operation(on_get("/v1/profiles"), name="profiles")

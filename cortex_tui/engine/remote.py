@@ -41,6 +41,7 @@ class RemoteEngine:
         self.curation = RemotePart(self, "curation")
         self.overview = RemotePart(self, "overview")
         self.upkeep = RemotePart(self, "upkeep")
+        self.given = RemotePart(self, "given")
         self._server = server
         """The team server's URL; None: the local service, on its socket."""
 

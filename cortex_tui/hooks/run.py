@@ -408,7 +408,7 @@ def _in_process_context(plan: PrePlan, settings: Settings, log: Log) -> str:
             try:
                 budget = settings.recall.budget_tokens
                 record = build_record(plan.asker(), engine.now(), answer.given, budget)
-                engine.record_given(record)
+                engine.given.record(record)
             except Exception as exc:
                 log.warning("the given record was not kept: %s", exc)
     finally:

@@ -100,7 +100,7 @@ def _record_recall(engine: Engine, request: RecallRequest, response: RecallRespo
         held_back=response.held_back,
     )
     try:
-        engine.record_given(build_record(asker, now, given, request.budget_tokens))
+        engine.given.record(build_record(asker, now, given, request.budget_tokens))
     except Exception as exc:
         log.warning("the recall's record was not kept: %s", exc)
 
@@ -109,7 +109,7 @@ def _given(engine: Engine, arguments: GivenArguments) -> GivenAnswer:
     turns: list[GivenRecord] = []
     before = None
     while len(turns) < arguments.limit:
-        page = engine.given(session=arguments.session, limit=GIVEN_PAGE, before=before)
+        page = engine.given.records(session=arguments.session, limit=GIVEN_PAGE, before=before)
         wanted = (turn for turn in page if arguments.include_recalls or turn.agent != "mcp")
         turns += list(wanted)[: arguments.limit - len(turns)]
         if len(page) < GIVEN_PAGE:

@@ -282,7 +282,7 @@ class Service:
             record = build_record(
                 plan.asker(), self.engine.now(), given, self.settings.recall.budget_tokens
             )
-            self.engine.record_given(record)
+            self.engine.given.record(record)
         except Exception:
             log.exception("the given record was not kept")
 

@@ -14,9 +14,10 @@ from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.operations import OPERATIONS, PARTS, operation_of
 from cortex_tui.engine.parts.curation import LocalCuration
+from cortex_tui.engine.parts.given import LocalGiven
 from cortex_tui.engine.parts.overview import LocalOverview
 from cortex_tui.engine.parts.upkeep import LocalUpkeep
-from cortex_tui.engine.protocol import Engine, EntityGraph, Overview, Upkeep
+from cortex_tui.engine.protocol import Engine, EntityGraph, GivenRecords, Overview, Upkeep
 from cortex_tui.engine.remote import RemoteEngine
 from cortex_tui.graph.service import GraphService
 
@@ -26,6 +27,7 @@ PERFORMERS: dict[str | None, type] = {
     "curation": LocalCuration,
     "overview": LocalOverview,
     "upkeep": LocalUpkeep,
+    "given": LocalGiven,
 }
 """Which class performs each part's operations in the calling process."""
 
@@ -71,7 +73,8 @@ def test_an_operation_is_found_from_its_protocol_method() -> None:
 def test_the_given_records_operations_answer_where_clients_of_0_1_0_ask() -> None:
     """Renamed from `turns` and `record_injection`, they keep their routes: a client and a
     team server of either version still answer each other."""
-    methods = (Engine.given, Engine.record_given, Engine.unhelpful_memories, Engine.judge_turn)
+    given = GivenRecords
+    methods = (given.records, given.record, given.unhelpful_memories, given.judge_turn)
     routes = {op.name: (op.route.method, op.route.path) for op in map(operation_of, methods)}
     assert routes == {
         "given": ("GET", "/v1/injections"),

@@ -153,8 +153,8 @@ def test_a_record_never_holds_a_secret(tmp_path: Path, hashing_embedder: Embedde
                 ],
             }
         )
-        engine.record_given(record)
-        [kept] = engine.given()
+        engine.given.record(record)
+        [kept] = engine.given.records()
     finally:
         engine.close()
 

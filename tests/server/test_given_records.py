@@ -23,8 +23,8 @@ def test_each_prompt_through_the_service_is_recorded_as_it_was_given(
     given = context_of(first.stdout)
     assert "port 8443" in given and context_of(again.stdout) == given
 
-    wait_for(lambda: len(remote.given(session="s-42")) == 2)
-    for record in remote.given(session="s-42"):
+    wait_for(lambda: len(remote.given.records(session="s-42")) == 2)
+    for record in remote.given.records(session="s-42"):
         assert record.agent == "claude" and record.trigger == "prompt"
         assert record.context == given
         assert GITHUB_TOKEN not in record.prompt and "[secret: GitHub token]" in record.prompt

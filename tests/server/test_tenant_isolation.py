@@ -325,7 +325,7 @@ def own_turn(me: Member) -> GivenRecord:
 def judged_turn(me: Member, others: list[Member], rng: random.Random) -> dict[str, Any]:
     """One of its turns and a memory it was given, or another tenant's memory, or a turn
     id that exists nowhere."""
-    turns = [turn for turn in me.engine.given(limit=10) if turn.given]
+    turns = [turn for turn in me.engine.given.records(limit=10) if turn.given]
     if not turns or rng.random() < 0.2:
         return {
             "injection_id": str(uuid.uuid4()),

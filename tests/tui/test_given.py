@@ -60,7 +60,7 @@ async def test_a_prompt_shows_its_standing_rules_and_recall_and_the_score_then_a
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _choose_first_prompt(app, pilot)
-        turn = demo_engine.given(session="7c1f")[-1]
+        turn = demo_engine.given.records(session="7c1f")[-1]
         table = _given(app)
         places = [str(table.get_cell_at(Coordinate(row, 1))) for row in range(table.row_count)]
         standing = [m for m in turn.given if m.block == "standing"]
@@ -86,7 +86,7 @@ async def test_useful_and_wrong_judgements_are_kept_and_taken_back(
         table.focus()
         await pilot.press("y")
         await settle(pilot)
-        newest = demo_engine.given(limit=1)[0]
+        newest = demo_engine.given.records(limit=1)[0]
         first = newest.given[0]
         assert newest.judged == {first.id: "useful"}
         assert str(_given(app).get_cell_at(Coordinate(0, 0))) == "✓"
@@ -97,7 +97,7 @@ async def test_useful_and_wrong_judgements_are_kept_and_taken_back(
         await pilot.press("u")
         await settle(pilot)
         assert demo_engine.get(second.id).is_current, "u takes the judgement back"
-        assert demo_engine.given(limit=1)[0].judged == {first.id: "useful"}
+        assert demo_engine.given.records(limit=1)[0].judged == {first.id: "useful"}
 
 
 async def test_forget_asks_first_and_the_filter_lists_what_is_given_for_nothing(
@@ -108,13 +108,13 @@ async def test_forget_asks_first_and_the_filter_lists_what_is_given_for_nothing(
         await settle(pilot)
         await pilot.press("f")
         await settle(pilot)
-        often = demo_engine.unhelpful_memories(min_given=3)
+        often = demo_engine.given.unhelpful_memories(min_given=3)
         assert _given(app).row_count == len(often)
         assert "never judged useful" in str(_given(app).border_title)
         await pilot.press("f")
         await settle(pilot)
         _given(app).focus()
-        target = demo_engine.given(limit=1)[0].given[0]
+        target = demo_engine.given.records(limit=1)[0].given[0]
         await pilot.press("h")
         await settle(pilot)
         assert [m.memory_id for m in app.routed if isinstance(m, OpenHistory)] == [target.id]
@@ -136,7 +136,7 @@ async def test_a_prompt_nothing_bore_on_shows_what_was_held_back_and_why(
     response = engine.recall(RecallRequest(query=query, min_relevance=floor, update_access=False))
     given = Given(response.context, recalled=response.results, held_back=response.held_back)
     asker = Asker(agent="claude", trigger="prompt", session="s-cat", query=query)
-    engine.record_given(build_record(asker, engine.now(), given, 2000))
+    engine.given.record(build_record(asker, engine.now(), given, 2000))
     app = PaneApp(GivenPane(engine))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -150,7 +150,7 @@ class GivenPane(Pane):
 
     def reload(self) -> None:
         engine = self.engine
-        self.call_engine(lambda: engine.given(limit=TURNS_SHOWN), GivenLoaded, name="given")
+        self.call_engine(lambda: engine.given.records(limit=TURNS_SHOWN), GivenLoaded, name="given")
         if self._unhelpful is not None:
             self._load_unhelpful()
 
@@ -316,7 +316,9 @@ class GivenPane(Pane):
     def _load_unhelpful(self) -> None:
         engine = self.engine
         self.call_engine(
-            lambda: engine.unhelpful_memories(min_given=OFTEN), UnhelpfulLoaded, name="given.often"
+            lambda: engine.given.unhelpful_memories(min_given=OFTEN),
+            UnhelpfulLoaded,
+            name="given.often",
         )
 
     @on(UnhelpfulLoaded)
@@ -346,7 +348,7 @@ class GivenPane(Pane):
             return
         engine = self.engine
         self.call_engine(
-            lambda: engine.judge_turn(turn_id, memory_id, verdict), Judged, name="given.judge"
+            lambda: engine.given.judge_turn(turn_id, memory_id, verdict), Judged, name="given.judge"
         )
 
     def _turn_of(self, memory_id: str) -> str | None:
@@ -391,7 +393,7 @@ class GivenPane(Pane):
             return
         engine = self.engine
         self.call_engine(
-            lambda: engine.withdraw_judgement(judgement.id),
+            lambda: engine.given.withdraw_judgement(judgement.id),
             lambda taken: Written(f"Took back the judgement of {taken.memory_id[:8]}"),
             name="given.withdraw",
         )
