@@ -157,7 +157,7 @@ def test_the_judge_fingerprint_changes_with_the_rules(
     files, so a copy with one rule changed stands in for an upgrade)."""
     package = Path(calibration.__file__).resolve().parents[1]
     copy = tmp_path / "cortex_tui"
-    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "models"))
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
     script = (
         "from cortex_tui.write.calibration import judge_fingerprint; print(judge_fingerprint())"
     )
