@@ -94,7 +94,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """One worker more than the cores `-n auto` is given: about a fifth of a worker's time
     goes to waiting (a service starting, a Textual frame, an agent's turn), which the
     extra worker fills."""
-    return len(os.sched_getaffinity(0)) + 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cores or 1) + 1
 
 
 MODELS_ENV = "CORTEX_EMBEDDER__MODELS_DIR"
