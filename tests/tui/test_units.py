@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cortex_tui.models import Memory, RecallResult, ScoreBreakdown, SignalScore
+from cortex_tui.models import ChannelHit, Memory, RecallResult, ScoreBreakdown, SignalScore
 from cortex_tui.signals import PRIOR_NAMES
 from cortex_tui.tui.bars import bar
 from cortex_tui.tui.compare import compare
@@ -144,3 +144,23 @@ def test_each_registry_entry_names_its_pane_as_the_pane_names_itself() -> None:
         assert (pane.pane_id, pane.key, pane.title) == (entry.pane_id, entry.key, entry.title)
         assert pane.purpose.startswith(entry.title)
     assert len({entry.key for entry in PANES}) == len(PANES)
+
+
+def test_the_channels_line_shows_whatever_channels_ran() -> None:
+    """A channel is rendered by its name: adding one needs no change to the renderers."""
+    from cortex_tui.cli.render import breakdown_lines
+    from cortex_tui.tui.score_text import channels_content
+
+    breakdown = _result("a" * 8, 1, 0.8).breakdown.model_copy(
+        update={
+            "channels": {
+                "dense": ChannelHit(rank=3, score=0.512),
+                "archive": ChannelHit(rank=1, score=0.734),
+                "graph": None,
+            }
+        }
+    )
+    tui = channels_content(breakdown).plain
+    assert "dense #3 (0.512)   archive #1 (0.734)   graph —" in tui
+    [cli] = [line for line in breakdown_lines(breakdown) if "channels:" in line]
+    assert "dense #3 (0.512) · archive #1 (0.734) · graph —" in cli

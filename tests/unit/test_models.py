@@ -7,7 +7,15 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from cortex_tui.models import ConflictStatus, Memory, MemoryType, Relation, Scope
+from cortex_tui.models import (
+    ChannelHit,
+    ConflictStatus,
+    Memory,
+    MemoryType,
+    Relation,
+    Scope,
+    ScoreBreakdown,
+)
 
 T0 = datetime(2026, 5, 1, 9, 30, 15, 123456, tzinfo=UTC)
 
@@ -74,3 +82,21 @@ def test_current_version_requires_open_validity_and_active_status() -> None:
 def test_relation_round_trip() -> None:
     relation = Relation(subject_id="a", predicate="leads", object_id="b", valid_from=T0)
     assert Relation.model_validate_json(relation.model_dump_json()) == relation
+
+
+def test_a_breakdown_recorded_with_one_field_a_channel_reads_keyed_by_name() -> None:
+    """The given log keeps breakdowns written before the channels were keyed by name."""
+    old = {
+        "signals": {},
+        "adjusted": 0.5,
+        "final": 0.5,
+        "cosine": 0.5,
+        "dense": {"rank": 2, "score": 0.61},
+        "graph": {"rank": 1, "score": 1.0},
+    }
+    read = ScoreBreakdown.model_validate(old)
+    assert list(read.channels) == ["dense", "lexical", "graph"]
+    assert read.channels["dense"] == ChannelHit(rank=2, score=0.61)
+    assert read.channels["lexical"] is None
+    assert read.channels["graph"] == ChannelHit(rank=1, score=1.0)
+    assert "dense" not in read.model_dump()
