@@ -13,8 +13,9 @@ import html
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from itertools import chain
 
-from cortex_tui.models import Memory, RecallResult
+from cortex_tui.models import Memory, Quote, RecallResult
 from cortex_tui.project_keys import readable
 
 OPEN_TAG = "<cortex_memories>"
@@ -65,6 +66,22 @@ def stored_line(memory: Memory, now: datetime) -> str:
     return f"- {label} {_inert(memory.content)}"
 
 
+QUOTE_LABEL = "quote"
+_SAID_BY = {"user": "the user", "assistant": "the assistant"}
+
+
+def quote_line(quote: Quote) -> str:
+    """One archived sentence as a line of the block, after the memories: when it was
+    said, its message's id and project in the label (the id third, as a memory's), then
+    who said it in which session, and the sentence in quotes."""
+    label = f"[{QUOTE_LABEL} · {quote.said_at.date().isoformat()} · {quote.short_id}"
+    if quote.project:
+        label += f" · {_inert(readable(quote.project))}"
+    who = _SAID_BY.get(quote.speaker or "", "someone")
+    where = f", in session {_inert(quote.session_id[:8])}" if quote.session_id else ""
+    return f"- {label}] {who}{where}: “{_inert(quote.text)}”"
+
+
 def line_memory_id(line: str) -> str | None:
     """The short id in a line's label (`- [rule · 2d · 5db18123 · harbor] …`, as
     `stored_line` writes it); None for the frame's lines."""
@@ -102,14 +119,16 @@ def format_context(
     budget_tokens: int,
     chars_per_token: float = 4.0,
     max_chars: int | None = None,
+    quotes: Sequence[Quote] = (),
 ) -> str:
-    """The block for `results` in rank order, skipping any memory that would overflow.
+    """The block for `results` in rank order, then `quotes` (the turn archive's) in the
+    budget left, skipping any line that would overflow.
 
     One oversized memory is skipped, not a stop: smaller ones after it still fit.
     `max_chars` caps the whole block as well (a caller's hard limit). Returns "" when
     nothing fits.
     """
-    lines = (memory_line(result, now) for result in results)
+    lines = chain((memory_line(result, now) for result in results), (quote_line(q) for q in quotes))
     return framed_block(lines, PREAMBLE, budget_tokens, chars_per_token, max_chars)
 
 

@@ -68,11 +68,13 @@ def assemble_context(
             update_access=False,
             given_already=already,
             min_relevance=prompt_floor(settings.recall, settings.hooks),
+            include_archive=settings.archive.enabled,
         )
         response, read = recall(request)
         answer.read.extend(read)
         given.recalled = response.results
         given.held_back = response.held_back
+        given.quotes = response.quotes
         return response.context
 
     given.context = _within_cap(plan, standing, recalled)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
+
 from cortex_tui.models import Memory, MemoryType, Scope
 
 _SUBJECTS = [
@@ -110,3 +112,12 @@ def synthetic_memory(
         access_count=rng.randint(0, 20),
         **session,
     )
+
+
+def synthetic_parts(
+    base_vectors: np.ndarray[Any, np.dtype[np.float32]], noise: np.random.Generator, count: int
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    picked = base_vectors[noise.integers(0, len(base_vectors), count)]
+    rows = picked + noise.normal(0, 0.02, picked.shape)
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    return rows.astype(np.float32)

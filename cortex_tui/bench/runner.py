@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from cortex_tui.bench.corpus import synthetic_memory, synthetic_texts
+from cortex_tui.bench.archive import archive_size, fill_archive
+from cortex_tui.bench.corpus import synthetic_memory, synthetic_parts, synthetic_texts
 from cortex_tui.bench.hooks import bench_hooks
 from cortex_tui.bench.mcp_calls import bench_mcp
 from cortex_tui.bench.timing import Timing, time_query_embedding
@@ -65,6 +66,8 @@ class BenchOptions:
     import_count: int = IMPORT_COUNT
     remember_count: int = REMEMBER_COUNT
     hook_runs: int = HOOK_RUNS
+    archive_turns: int = 0
+    """Turns in the hook store's archive (two messages each)."""
     cold_runs: int = COLD_RUNS
     sync_lines: int = SYNC_LINES
     sync_saves: int = SYNC_SAVES
@@ -110,12 +113,11 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
             entry = _bench_size(settings, embedder, Path(tmp), size, base_vectors, queries)
         say(f"{size} memories: {entry}")
         report["stores"].append(entry)
-    seed = lambda home: _seed_hook_store(settings, embedder, home, base_vectors)  # noqa: E731
+    seed = lambda home: _seed_hook_store(  # noqa: E731
+        settings, embedder, home, base_vectors, options.archive_turns
+    )
     if options.hook_runs:
-        report["hooks"] = bench_hooks(seed, settings.embedder.kind, queries, options.hook_runs)
-        say(f"hooks through the service ({HOOK_STORE_SIZE} memories): {report['hooks']}")
-        report["mcp"] = bench_mcp(seed, settings.embedder.kind, queries, options.hook_runs)
-        say(f"MCP tool calls over stdio ({HOOK_STORE_SIZE} memories): {report['mcp']}")
+        _hook_rows(report, options, settings, embedder, base_vectors, seed, queries, say)
     if options.cold_runs:
         from cortex_tui.bench.cold_start import bench_cold_start
 
@@ -152,11 +154,34 @@ def run_bench(options: BenchOptions, progress: Callable[[str], None] | None) -> 
     return report
 
 
+def _hook_rows(
+    report: dict[str, Any],
+    options: BenchOptions,
+    settings: Settings,
+    embedder: Embedder,
+    base_vectors: np.ndarray[Any, np.dtype[np.float32]],
+    seed: Callable[[Path], None],
+    queries: list[str],
+    say: Callable[[str], None],
+) -> None:
+    """The hooks and MCP calls through a real service, on a store of `HOOK_STORE_SIZE`
+    memories and `archive_turns` archived turns (with what the archive takes on disk)."""
+    turns = options.archive_turns
+    report["hooks"] = bench_hooks(seed, settings.embedder.kind, queries, options.hook_runs)
+    opened = lambda folder: _engine(settings, embedder, folder)  # noqa: E731
+    report["hooks"]["archive"] = archive_size(opened, base_vectors, turns, PROJECTS, NOW)
+    where = f"{HOOK_STORE_SIZE} memories, {turns} archived turns"
+    say(f"hooks through the service ({where}): {report['hooks']}")
+    report["mcp"] = bench_mcp(seed, settings.embedder.kind, queries, options.hook_runs)
+    say(f"MCP tool calls over stdio ({HOOK_STORE_SIZE} memories): {report['mcp']}")
+
+
 def _seed_hook_store(
     settings: Settings,
     embedder: Embedder,
     home: Path,
     base_vectors: np.ndarray[Any, np.dtype[np.float32]],
+    archive_turns: int = 0,
 ) -> None:
     rng = random.Random(HOOK_STORE_SIZE)
     memories = _memories(synthetic_texts(HOOK_STORE_SIZE, seed=3), rng)
@@ -164,6 +189,7 @@ def _seed_hook_store(
     engine = open_engine(settings, embedder=embedder, store_path=home / "store")
     try:
         engine.insert(memories, vectors=vectors.astype(np.float32))
+        fill_archive(engine.store, base_vectors, archive_turns, PROJECTS, NOW)
     finally:
         engine.close()
 
@@ -259,7 +285,7 @@ def _bench_size(
         vectors = base_vectors[picks] + noise.normal(0, 0.02, (count, base_vectors.shape[1]))
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         parts = [
-            _synthetic_parts(base_vectors, noise, SYNTHETIC_PARTS if i % 2 else 0)
+            synthetic_parts(base_vectors, noise, SYNTHETIC_PARTS if i % 2 else 0)
             for i in range(count)
         ]
         engine.insert(memories, vectors=vectors.astype(np.float32), parts=parts)
@@ -280,15 +306,6 @@ def _bench_size(
         "after_optimize": optimized,
         **_time_backup(settings, embedder, folder),
     }
-
-
-def _synthetic_parts(
-    base_vectors: np.ndarray[Any, np.dtype[np.float32]], noise: np.random.Generator, count: int
-) -> np.ndarray[Any, np.dtype[np.float32]]:
-    picked = base_vectors[noise.integers(0, len(base_vectors), count)]
-    rows = picked + noise.normal(0, 0.02, picked.shape)
-    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-    return rows.astype(np.float32)
 
 
 def _time_backup(settings: Settings, embedder: Embedder, folder: Path) -> dict[str, float]:

@@ -77,12 +77,19 @@ def _turns_text(turns: list[GivenRecord], *, explain: bool) -> list[str]:
 def _turn_lines(turn: GivenRecord, explain: bool) -> list[str]:
     said = f'  "{_short(turn.prompt, 70)}"' if turn.prompt else ""
     lines = [f"  {turn.at:%Y-%m-%d %H:%M:%S}  {turn.trigger}{said}"]
-    if not turn.given:
+    if not turn.given and not turn.quotes:
         lines.append(f"      nothing given{f': {turn.outcome}' if turn.outcome else ''}")
     for memory in turn.given:
         lines.append(f"    {_place(memory)}  {memory.short_id}  {_text(turn, memory)}")
         if explain and memory.breakdown is not None:
             lines += [f"  {line}" for line in render.breakdown_lines(memory.breakdown)]
+    for quote in turn.quotes:
+        said = f"{quote.said_at:%Y-%m-%d} {quote.speaker or ''}".rstrip()
+        lines.append(
+            f"    {'quote':>12}  {quote.short_id}  {said}: {_short(quote.text, TEXT_WIDTH)}"
+        )
+        if explain:
+            lines.append(f"      relevance {quote.gate.formula()}")
     if turn.left_out:
         left = ", ".join(f"#{m.rank} {m.id[:8]} ({m.score:.3f})" for m in turn.left_out)
         lines.append(f"      left out (no room): {left}")

@@ -138,6 +138,8 @@ def _lifecycle_text(report: LifecycleReport) -> str:
         f"  session decay   {counts['session_decayed']} archived",
         f"  consolidation   {counts['consolidated']} merged into {survivors} memories",
         f"  conflicts       {counts['conflicts_resolved']} groups resolved",
+        f"  turn archive    {counts['archive_removed']} messages removed (archive.keep_days, "
+        "archive.max_messages)",
     ]
     if report.backup:
         lines.append(f"backed up first to {report.backup}")

@@ -18,6 +18,7 @@ from cortex_tui.cli import (
     maintenance_commands,
     mcp_commands,
     model_commands,
+    session_commands,
     sync_commands,
     tenant_commands,
 )
@@ -49,6 +50,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     sync_commands,
     tenant_commands,
     given_commands,
+    session_commands,
     docs_commands,
 )
 """In the order `--help` lists them, after the memory and store commands."""
@@ -263,6 +265,12 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         type=int,
         default=20,
         help="hook runs and MCP tool calls through a real service (0: skip)",
+    )
+    p.add_argument(
+        "--archive-turns",
+        type=int,
+        default=0,
+        help="turns in the turn archive of the store the hooks run on (two messages each)",
     )
     p.add_argument(
         "--cold-runs",

@@ -243,10 +243,10 @@ def cmd_bench(ctx: CommandContext) -> int:
             "--sizes and --views take store sizes of 1 or more (--views '' skips the views)"
         )
     counts = (a.sync_lines, a.sync_saves, a.load_sessions, a.load_turns, a.load_think_ms)
-    if min(*counts, a.first_frame_runs, a.cold_runs) < 0:
+    if min(*counts, a.first_frame_runs, a.cold_runs, a.archive_turns) < 0:
         raise InvalidInputError(
             "--sync-lines, --sync-saves, --load-sessions, --load-turns, --load-think-ms, "
-            "--first-frame-runs and --cold-runs take 0 or more"
+            "--first-frame-runs, --cold-runs and --archive-turns take 0 or more"
         )
     for flag, count in (("--import-count", a.import_count), ("--remember-count", a.remember_count)):
         if count < 1:
@@ -256,6 +256,7 @@ def cmd_bench(ctx: CommandContext) -> int:
         queries=a.queries,
         embedder=a.embedder,
         hook_runs=a.hook_runs,
+        archive_turns=a.archive_turns,
         cold_runs=a.cold_runs,
         import_count=a.import_count,
         remember_count=a.remember_count,

@@ -25,6 +25,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from cortex_tui.config.archive import ArchiveConfig
 from cortex_tui.config.models import EmbedderConfig, LLMConfig
 from cortex_tui.config.recall import RecallConfig, RecallWeights
 from cortex_tui.config.serving import HooksConfig, InjectionsConfig, ServiceConfig, TenantsConfig
@@ -71,6 +72,7 @@ class Settings(BaseSettings):
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     tenants: TenantsConfig = Field(default_factory=TenantsConfig)
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
+    archive: ArchiveConfig = Field(default_factory=ArchiveConfig)
     daemon: bool = Field(
         default=True,
         description="reach the engine through the local service (CORTEX_DAEMON=0: in-process)",

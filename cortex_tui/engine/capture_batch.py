@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from cortex_tui.write.turn_capture import CaptureProgress, CaptureReport, PreparedTurn
+from cortex_tui.write.turn_capture import CaptureProgress, CaptureReport, PreparedTurn, turn_vectors
 
 if TYPE_CHECKING:
     from cortex_tui.embed.base import Matrix
@@ -131,18 +131,7 @@ def _prepared(
 
 
 def _vectors(engine: LocalEngine, prepared: list[PreparedTurn]) -> list[Matrix | None]:
-    """Each turn's rows of one model call over every candidate of the batch."""
-    contents = [content for turn in prepared for content in turn.contents()]
-    if not contents:
-        return [None] * len(prepared)
-    matrix = engine.document_vectors(contents)
-    rows: list[Matrix | None] = []
-    offset = 0
-    for turn in prepared:
-        count = len(turn.contents())
-        rows.append(matrix[offset : offset + count] if count else None)
-        offset += count
-    return rows
+    return turn_vectors(prepared, engine.document_vectors, engine.settings.parts)
 
 
 def _write_slice(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 
+from cortex_tui.archive.messages import said_messages
+from cortex_tui.archive.writer import TurnToArchive, archive_turn
 from cortex_tui.classify import classify
 from cortex_tui.clock import Clock, system_clock
 from cortex_tui.config import RecallWeights, Settings, save_setting
@@ -16,6 +18,7 @@ from cortex_tui.curation import journal
 from cortex_tui.embed.base import Embedder, Matrix
 from cortex_tui.engine.core import EngineCore
 from cortex_tui.engine.limits import check_content, check_query, check_turn
+from cortex_tui.engine.parts.archive import LocalArchive
 from cortex_tui.engine.parts.curation import LocalCuration
 from cortex_tui.engine.parts.given import LocalGiven
 from cortex_tui.engine.parts.overview import LocalOverview
@@ -46,6 +49,7 @@ from cortex_tui.privacy.records import (
     redact_relation,
     redaction_decision,
 )
+from cortex_tui.recall.channels.archive import ArchiveChannel
 from cortex_tui.recall.gate_calibration import CosineScale, cosine_scale
 from cortex_tui.recall.pipeline import Recaller
 from cortex_tui.recall.request import RecallRequest
@@ -53,7 +57,13 @@ from cortex_tui.store.base import MemoryFilter, Store
 from cortex_tui.write.judge.decision import write_judge
 from cortex_tui.write.parts import part_texts
 from cortex_tui.write.path import WritePath
-from cortex_tui.write.turn_capture import CaptureProgress, Capturer, CaptureReport, PreparedTurn
+from cortex_tui.write.turn_capture import (
+    CaptureProgress,
+    Capturer,
+    CaptureReport,
+    PreparedTurn,
+    turn_vectors,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +89,16 @@ class LocalEngine(EngineCore):
         store (a migration that would help, say)."""
         super().__init__(settings, store, embedder, clock, llm, notices=notices)
         self._cosine_scale: CosineScale | None = None
+        archive = (
+            ArchiveChannel(
+                settings.archive,
+                self.cosine_scale,
+                lambda content: part_texts(content, settings.parts),
+                self.shown,
+            )
+            if settings.archive.enabled
+            else None
+        )
         self._recaller = Recaller(
             store,
             embedder,
@@ -90,6 +110,7 @@ class LocalEngine(EngineCore):
             shown=self.shown,
             part_texts=lambda content: part_texts(content, settings.parts),
             scale=self.cosine_scale,
+            archive=archive,
         )
         self._write_path = WritePath(
             store, settings, clock, self.write, write_judge(settings, self.llm)
@@ -98,6 +119,7 @@ class LocalEngine(EngineCore):
         self.overview = LocalOverview(self, self.recall)
         self.upkeep = LocalUpkeep(self)
         self.given = LocalGiven(self, self._lowered, self.curation.undo)
+        self.archive = LocalArchive(self, archive)
 
     def with_settings(self, settings: Settings) -> LocalEngine:
         """This engine's store, embedder, clock and LLM under other settings: eval
@@ -271,13 +293,13 @@ class LocalEngine(EngineCore):
             raise InvalidInputError("nothing to capture: the conversation text is empty")
         check_turn(text, self.settings.limits)
         text = self.privacy.clean(text)
-        return self._capturer().prepare(
-            text,
-            project=self.projects.resolve(project),
-            session_id=session_id,
-            source=source,
-            progress=progress,
+        project = self.projects.resolve(project)
+        prepared = self._capturer().prepare(
+            text, project=project, session_id=session_id, source=source, progress=progress
         )
+        if self.settings.archive.enabled:
+            prepared.said = TurnToArchive(said_messages(text), project, session_id, source)
+        return prepared
 
     def write_capture(
         self,
@@ -294,6 +316,12 @@ class LocalEngine(EngineCore):
         a long turn is written in parts: None until its last part is written."""
         if prepared.place is None:
             prepared.place = self._turn_of(prepared)
+            if vectors is None:
+                (vectors,) = turn_vectors([prepared], self.document_vectors, self.settings.parts)
+            if prepared.said is not None:
+                archive_turn(
+                    self.store, prepared.said, self.clock(), self.embedder, self.settings.parts
+                )
         if vectors is None and prepared.to_write():
             vectors = self.document_vectors(prepared.contents())
         return self._capturer().write(prepared, vectors=vectors, progress=progress, enough=enough)

@@ -14,6 +14,7 @@ from cortex_tui.engine.protocol import (
     EntityGraph,
     GivenRecords,
     Overview,
+    TurnArchive,
     Upkeep,
 )
 
@@ -23,6 +24,7 @@ PARTS: dict[str, type] = {
     "overview": Overview,
     "upkeep": Upkeep,
     "given": GivenRecords,
+    "archive": TurnArchive,
 }
 """The engine's parts by the attribute that holds each (`engine.graph`, ...)."""
 

@@ -6,7 +6,8 @@ Two implementations share it: `LocalEngine` in the calling process, and `RemoteE
 a client of a service generated from these declarations. A surface that types against
 this protocol works unchanged against either. The engine has parts, each a protocol of
 its own reached as an attribute (`engine.curation.resolve(...)`): the entity graph
-(`GraphService`), curation, the overview and upkeep (`engine/parts/`). Adding an
+(`GraphService`), curation, the overview, upkeep, what turns were given and the turn
+archive (`engine/parts/`). Adding an
 operation is a method here and its implementation on `LocalEngine` or the part's class;
 adding a part is a protocol here, its class, and one line in `operations.PARTS`.
 """
@@ -29,6 +30,8 @@ from cortex_tui.graph.views import EntityMatch, EntityPage, Neighbourhood
 from cortex_tui.lifecycle.report import LifecycleReport
 from cortex_tui.maintenance.backup import BackupReport
 from cortex_tui.models import (
+    ArchivedMessage,
+    ArchivedSession,
     Entity,
     EntityType,
     Explanation,
@@ -37,6 +40,7 @@ from cortex_tui.models import (
     MemoryDraft,
     MemoryPage,
     MemoryType,
+    Quote,
     RecallResponse,
     Scope,
     Stats,
@@ -338,6 +342,44 @@ class GivenRecords(Protocol):
         ...
 
 
+class TurnArchive(Protocol):
+    """Every captured turn as it was said (`cortex_tui/archive/`; not a memory's
+    `archived` status): its sessions, a session's messages, a search over them."""
+
+    @operation(on_get("/v1/archive/sessions"), name="archived_sessions")
+    def sessions(
+        self,
+        project: Annotated[
+            str | None, Field(description="one project's sessions (its name or key)")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=10_000)] = 50,
+    ) -> list[ArchivedSession]:
+        """The archive's sessions, the most recent first: when each began and ended, its
+        turns and messages."""
+        ...
+
+    @operation(on_get("/v1/archive/sessions/{session_id}"), name="archived_session")
+    def session(
+        self,
+        session_id: Annotated[str, Field(description="a session's id, or the start of one")],
+    ) -> list[ArchivedMessage]:
+        """One session's messages in the order they were said."""
+        ...
+
+    @operation(on_post("/v1/archive/search"), name="search_archive")
+    def search(
+        self,
+        query: Annotated[str, Field(min_length=1, max_length=10_000)],
+        project: Annotated[
+            str | None, Field(description="that project's messages and those of none")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 10,
+    ) -> list[Quote]:
+        """The archived messages nearest the query, best first, each quoted by its
+        sentences nearest it, with how much it bears on the query."""
+        ...
+
+
 class Engine(Protocol):
     @property
     def graph(self) -> EntityGraph: ...
@@ -353,6 +395,9 @@ class Engine(Protocol):
 
     @property
     def given(self) -> GivenRecords: ...
+
+    @property
+    def archive(self) -> TurnArchive: ...
 
     def now(self) -> datetime:
         """The engine's clock (frozen in tests and screenshots); ages are measured from it."""

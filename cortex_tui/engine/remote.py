@@ -42,6 +42,7 @@ class RemoteEngine:
         self.overview = RemotePart(self, "overview")
         self.upkeep = RemotePart(self, "upkeep")
         self.given = RemotePart(self, "given")
+        self.archive = RemotePart(self, "archive")
         self._server = server
         """The team server's URL; None: the local service, on its socket."""
 

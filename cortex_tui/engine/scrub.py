@@ -1,16 +1,17 @@
 """`scrub`: a store that already holds secrets — written before the privacy step, or by
 another tool — made clean in place.
 
-Every version of every memory (superseded and forgotten ones too), the journal's
-snapshots, entity names and aliases, relations, and the spool's files pass through the
-same `Redactor` as the write path. A memory whose text changed is embedded and indexed
-again, so neither its vector nor its lexical terms keep the value. An embedded store
-keeps the payloads a write replaced in its segment pages and write-ahead log, so the
-scrubbed store is then copied into a fresh folder that takes the old one's place, and the
-old one is removed (`rebuild`); a Qdrant server compacts its own files. The scrub is
-journalled by its counts only: undoing it restores nothing (the values are gone, which
-is the point). Backups made before it may hold the values still; they are listed so the
-person can delete them — a backup is never changed behind its owner's back.
+Every version of every memory (superseded and forgotten ones too), the turn archive's
+messages, the journal's snapshots, entity names and aliases, relations, and the spool's
+files pass through the same `Redactor` as the write path. A memory or an archived
+message whose text changed is embedded and indexed again, so neither its vector nor its
+lexical terms keep the value. An embedded store keeps the payloads a write replaced in
+its segment pages and write-ahead log, so the scrubbed store is then copied into a fresh
+folder that takes the old one's place, and the old one is removed (`rebuild`); a Qdrant
+server compacts its own files. The scrub is journalled by its counts only: undoing it
+restores nothing (the values are gone, which is the point). Backups made before it may
+hold the values still; they are listed so the person can delete them — a backup is
+never changed behind its owner's back.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from cortex_tui.store.base import COLLECTIONS, MemoryFilter, StoredPoint
 from cortex_tui.store.factory import open_store
 from cortex_tui.store.lock import StoreLock
 from cortex_tui.write.neighbours import NeighbourIndex
+from cortex_tui.write.parts import part_vectors
 
 JOURNAL = "journal"
 
@@ -55,6 +57,7 @@ to, and says how many files it changed (or would)."""
 class ScrubReport(BaseModel):
     dry_run: bool
     memories: int = Field(description="memory versions holding a secret")
+    archived: int = Field(default=0, description="messages of the turn archive holding one")
     secrets: dict[str, int] = Field(description="secrets found in memories, by kind")
     journal_entries: int
     entities: int
@@ -74,6 +77,7 @@ class ScrubReport(BaseModel):
     def found(self) -> bool:
         return bool(
             self.memories
+            or self.archived
             or self.journal_entries
             or self.entities
             or self.relations
@@ -90,6 +94,7 @@ class ScrubReport(BaseModel):
             lines = [
                 f"{verb}: {self.memories} memory version(s)"
                 + (f" ({kinds})" if kinds else "")
+                + f", {self.archived} archived message(s)"
                 + f", {self.journal_entries} journal entr(ies), {self.entities} entit(ies), "
                 f"{self.relations} relation(s), {len(self.spool_files)} spool file(s)"
                 + "".join(f", {n} {kind}" for kind, n in self.elsewhere.items() if n)
@@ -120,7 +125,9 @@ def scrub(
     store = engine.store
     now = engine.clock()
     spool = Spool(engine.settings.home / "spool", log)
-    stored = list(store.iter_memories(MemoryFilter(current_only=False, statuses=None)))
+    everything = MemoryFilter(current_only=False, statuses=None)
+    stored = list(store.iter_memories(everything))
+    archived = list(store.archive.iter_memories(everything))
     known: dict[str, str] = {}
 
     def collect(text: str) -> str:
@@ -129,7 +136,7 @@ def scrub(
             known.setdefault(secret, kind)
         return text
 
-    for memory in stored:
+    for memory in [*stored, *archived]:
         redact_strings(memory.model_dump(mode="json"), collect)
     for entity in store.all_entities():
         redact_strings(entity.model_dump(mode="json"), collect)
@@ -147,12 +154,14 @@ def scrub(
         if cleaned is not memory:
             memories.append(cleaned)
             secrets.update(privacy.redact(memory.content).kinds)
+    messages = [c for r in archived if (c := redact_memory(privacy, r, now)) is not r]
     entities = [e for e in store.all_entities() if redact_entity(privacy, e) is not e]
     relations = [r for r in store.all_relations() if redact_relation(privacy, r) is not r]
     entries = _journal_points(store.points(JOURNAL), privacy.clean)
     report = ScrubReport(
         dry_run=dry_run,
         memories=len(memories),
+        archived=len(messages),
         secrets=dict(secrets),
         journal_entries=len(entries),
         entities=len(entities),
@@ -169,6 +178,10 @@ def scrub(
     engine.insert(memories)
     if memories:  # a neighbour's index context may quote a scrubbed memory's old text
         NeighbourIndex(store, engine.settings.context).rebuild()
+    if messages:  # embedded again: neither vector nor terms may keep the value
+        vectors = engine.embedder.embed([m.content for m in messages])
+        parts = part_vectors(engine.embedder, messages, engine.settings.parts)
+        store.archive.upsert_memories(messages, list(vectors), parts=parts)
     if entities:
         cleaned_entities = [redact_entity(privacy, e) for e in entities]
         names = engine.embedder.embed([e.name for e in cleaned_entities])

@@ -28,6 +28,7 @@ from cortex_tui.models import (
     HeldBack,
     Memory,
     MemoryType,
+    Quote,
     RecallResult,
     ScoreBreakdown,
     UtcDatetime,
@@ -105,6 +106,11 @@ class GivenRecord(_Record):
         default_factory=list,
         description="ranked memories the relevance gate kept out, each with why",
     )
+    quotes: list[Quote] = Field(
+        default_factory=list,
+        description="the turn archive's sentences the block gave after the memories, each "
+        "with how much it bore on the prompt",
+    )
     outcome: Outcome | None = Field(
         default=None,
         description="why the prompt was given no memory, when it was given none: nothing "
@@ -148,6 +154,9 @@ def redacted(record: GivenRecord, clean: Callable[[str], str]) -> GivenRecord:
             "given": given,
             "left_out": left_out,
             "held_back": held_back,
+            "quotes": [
+                quote.model_copy(update={"text": clean(quote.text)}) for quote in record.quotes
+            ],
         }
     )
 
@@ -181,6 +190,8 @@ class Given:
     recalled: list[RecallResult] = field(default_factory=list)
     held_back: list[HeldBack] = field(default_factory=list)
     """Ranked memories the relevance gate kept out."""
+    quotes: list[Quote] = field(default_factory=list)
+    """The turn archive's sentences the recall offered."""
 
 
 def build_record(
@@ -212,6 +223,7 @@ def build_record(
     left_out = [
         _left_out(result, at) for result in given.recalled if result.memory.short_id not in shown
     ]
+    quotes = [quote for quote in given.quotes if quote.short_id in shown]
     return GivenRecord(
         at=at,
         agent=asker.agent,
@@ -226,7 +238,8 @@ def build_record(
         given=memories,
         left_out=left_out,
         held_back=given.held_back,
-        outcome="nothing bore on it" if given.held_back and not memories else None,
+        quotes=quotes,
+        outcome="nothing bore on it" if given.held_back and not memories and not quotes else None,
     )
 
 

@@ -45,6 +45,11 @@ class LifecycleReport(_Model):
     merges: list[Merge] = Field(default_factory=list)
     resolutions: list[Resolution] = Field(default_factory=list)
     journal_ids: list[str] = Field(default_factory=list)
+    archive_removed: int = Field(
+        default=0,
+        description="archived messages removed, past `archive.keep_days` or beyond "
+        "`archive.max_messages` (none are journalled: the backup taken first keeps them)",
+    )
     backup: str | None = None
     """The backup taken before the run changed anything (None: none was taken)."""
 
@@ -57,6 +62,7 @@ class LifecycleReport(_Model):
             "session_decayed": len(self.decayed),
             "consolidated": sum(len(m.merged_ids) for m in self.merges),
             "conflicts_resolved": len(self.resolutions),
+            "archive_removed": self.archive_removed,
         }
 
     @property

@@ -152,6 +152,8 @@ def read_points(path: Path, progress: Progress | None = None) -> Iterator[tuple[
         info = _info(archive, path)
         total, done = sum(info.counts.values()), 0
         for collection in COLLECTIONS:
+            if collection not in info.counts:
+                continue  # a backup made before the store had it (the turn archive)
             found = 0
             for point in _collection_points(archive, collection, info.dimension * 4, path):
                 yield collection, point

@@ -91,25 +91,11 @@ def _copy(
     progress: Progress | None,
 ) -> _Copied:
     """Copy everything with new vectors, over whatever an interrupted run left in
-    `target`: its memories the source no longer has are deleted."""
-    everything = MemoryFilter(current_only=False, statuses=None)
-    total = source.count_memories(everything)
+    `target`: its memories the source no longer has are deleted. The turn archive's
+    messages are memory-shaped and copied the same way."""
     copied = _Copied()
-    seen: set[str] = set()
-    batch: list[Memory] = []
-    for memory in source.iter_memories(everything):
-        batch.append(memory)
-        if len(batch) == BATCH:
-            _copy_batch(batch, source, target, embedder, parts, copied)
-            seen.update(m.id for m in batch)
-            batch = []
-            if progress:
-                progress(copied.memories, total)
-    _copy_batch(batch, source, target, embedder, parts, copied)
-    seen.update(m.id for m in batch)
-    if progress:
-        progress(copied.memories, total)
-    _drop_others(seen, [m.id for m in target.iter_memories(everything)], target.delete_memories)
+    _copy_records(source, target, embedder, parts, progress, copied)
+    _copy_records(source.archive, target.archive, embedder, parts, None, _Copied())
     entities = source.all_entities()
     if entities:
         target.upsert_entities(entities, list(embedder.embed([e.name for e in entities])))
@@ -134,6 +120,33 @@ def _copy(
     )
     copied.entities = len(entities)
     return copied
+
+
+def _copy_records(
+    source: Store,
+    target: Store,
+    embedder: Embedder,
+    parts: PartsConfig,
+    progress: Progress | None,
+    copied: _Copied,
+) -> None:
+    everything = MemoryFilter(current_only=False, statuses=None)
+    total = source.count_memories(everything)
+    seen: set[str] = set()
+    batch: list[Memory] = []
+    for memory in source.iter_memories(everything):
+        batch.append(memory)
+        if len(batch) == BATCH:
+            _copy_batch(batch, source, target, embedder, parts, copied)
+            seen.update(m.id for m in batch)
+            batch = []
+            if progress:
+                progress(copied.memories, total)
+    _copy_batch(batch, source, target, embedder, parts, copied)
+    seen.update(m.id for m in batch)
+    if progress:
+        progress(copied.memories, total)
+    _drop_others(seen, [m.id for m in target.iter_memories(everything)], target.delete_memories)
 
 
 def _drop_others(kept: set[str], present: list[str], delete: Callable[[list[str]], None]) -> None:

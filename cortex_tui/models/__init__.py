@@ -6,6 +6,7 @@ What every model shares (`base.py`), a memory and what a write proposes and answ
 (`memory.py`), what recall answers (`recall.py`); every name is importable from here.
 """
 
+from cortex_tui.models.archive import ArchivedMessage, ArchivedSession
 from cortex_tui.models.base import (
     ConflictStatus,
     EntityType,
@@ -47,6 +48,7 @@ from cortex_tui.models.recall import (
     Explanation,
     GateEvidence,
     HeldBack,
+    Quote,
     RecallResponse,
     RecallResult,
     ScoreBreakdown,
@@ -62,6 +64,8 @@ __all__ = [
     "PRIVACY_JUDGE",
     "RULES_JUDGE",
     "WRITE_LABELS",
+    "ArchivedMessage",
+    "ArchivedSession",
     "Candidate",
     "CandidateEntity",
     "CandidateRelation",
@@ -79,6 +83,7 @@ __all__ = [
     "MemoryPage",
     "MemoryStatus",
     "MemoryType",
+    "Quote",
     "RecallResponse",
     "RecallResult",
     "Relation",

@@ -9,7 +9,7 @@ from pydantic import (
     model_validator,
 )
 
-from cortex_tui.models.base import MemoryType, _Model
+from cortex_tui.models.base import MemoryType, UtcDatetime, _Model
 from cortex_tui.models.memory import Memory
 
 
@@ -62,10 +62,12 @@ class GateEvidence(_Model):
         if abs(self.calibrated_cosine - self.cosine) > 5e-4:
             cosine += f" (reads as {self.calibrated_cosine:.3f})"
         entity = "a name in common" if self.entity else "no name in common"
+        # A quote's evidence also weighs its message's length (recall/channels/archive.py).
+        length = f", length {parts['length']:+.2f}" if "length" in parts else ""
         return (
             f"{self.relevance:.3f} = logistic({cosine} {parts.get('cosine', 0.0):+.2f}, "
             f"words {self.lexical:.2f} {parts.get('words', 0.0):+.2f}, {entity} "
-            f"{parts.get('entity', 0.0):+.2f}, base {parts.get('base', 0.0):+.2f})"
+            f"{parts.get('entity', 0.0):+.2f}{length}, base {parts.get('base', 0.0):+.2f})"
         )
 
     def describe(self) -> str:
@@ -243,6 +245,26 @@ class RecallResult(_Model):
     )
 
 
+class Quote(_Model):
+    """A sentence of the turn archive that bears on a query (`cortex_tui/archive/`): what
+    was said, by whom, when and in which session. Never a memory: it is given after the
+    memories, in the budget they leave."""
+
+    id: str = Field(description="the archived message it comes from")
+    text: str = Field(description="the sentence quoted (cut to the configured length)")
+    speaker: str | None = Field(description="who said it: user or assistant")
+    session_id: str | None = None
+    turn: int | None = Field(default=None, description="its turn's position in the session")
+    project: str | None = None
+    said_at: UtcDatetime
+    rank: int = Field(ge=1, description="its place among the archive's candidates")
+    gate: GateEvidence = Field(description="how much it bears on the query (recall/gate.py)")
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:8]
+
+
 class RecallResponse(_Model):
     """A ranked answer plus the context block built from it within the token budget."""
 
@@ -257,6 +279,11 @@ class RecallResponse(_Model):
     held_back: list[HeldBack] = Field(
         default_factory=list,
         description="results the relevance gate kept out (only when the request set a floor)",
+    )
+    quotes: list[Quote] = Field(
+        default_factory=list,
+        description="sentences of the turn archive that bear on the query, given after "
+        "the memories (only when the request includes the archive)",
     )
 
 

@@ -115,7 +115,7 @@ def gate_evidence(
         "base": weights.base,
     }
     return GateEvidence(
-        relevance=_logistic(sum(parts.values())),
+        relevance=logistic(sum(parts.values())),
         cosine=cosine,
         calibrated_cosine=calibrated_cosine,
         lexical=lexical,
@@ -194,7 +194,8 @@ def _relevance(result: RecallResult) -> float:
     return evidence.relevance if evidence is not None else 0.0
 
 
-def _logistic(value: float) -> float:
+def logistic(value: float) -> float:
+    """Log-odds as a share, 0 to 1 (no overflow far out)."""
     if value < -60:
         return 0.0
     return 1.0 / (1.0 + math.exp(-value))

@@ -36,6 +36,12 @@ def merge_recalls(
         floors = Floors.of(request.min_relevance, config.gate_companion_floor)
         kept = apply_gate(results, floors, limit)
         results, held_back = kept.given, kept.held_back
+    # Each store quotes its own archive (a member's turns are archived in its own store):
+    # the best of them, as many as the answer that quoted most.
+    quotes = sorted(
+        {quote.id: quote for answer in answers for quote in answer.quotes}.values(),
+        key=lambda quote: -quote.gate.relevance,
+    )[: max((len(answer.quotes) for answer in answers), default=0)]
     return RecallResponse(
         query=request.query,
         results=results,
@@ -45,7 +51,9 @@ def merge_recalls(
             request.budget_tokens or config.budget_tokens,
             config.chars_per_token,
             request.max_chars,
+            quotes,
         ),
+        quotes=quotes,
         candidates=sum(answer.candidates for answer in answers),
         elapsed_ms=max(answer.elapsed_ms for answer in answers),
         notices=list(dict.fromkeys(notice for answer in answers for notice in answer.notices)),

@@ -25,11 +25,13 @@ from cortex_tui.models import (
     GateEvidence,
     HeldBack,
     Memory,
+    Quote,
     RecallResponse,
     RecallResult,
 )
 from cortex_tui.recall.candidates import Pool
 from cortex_tui.recall.channels import CHANNELS
+from cortex_tui.recall.channels.archive import ArchiveChannel, ArchiveQuery
 from cortex_tui.recall.channels.base import ChannelQuery
 from cortex_tui.recall.channels.context import complete_context, reads_context
 from cortex_tui.recall.channels.dense import DenseChannel, read_cosine, reads
@@ -72,14 +74,17 @@ class Recaller:
         part_texts: Callable[[str], list[str]],
         scale: Callable[[], CosineScale],
         shown: Callable[[Memory], Memory] = lambda memory: memory,
+        archive: ArchiveChannel | None = None,
     ) -> None:
         """`shown`: a memory as a recall may hand it out (the privacy step's read guard),
         applied before an LLM re-ranks or the context block is written. `part_texts`:
         the sentences a memory's parts were made of (to name the one that matched).
         `scale`: this model's cosines on the gate's reference scale (made on first use:
-        a model other than the reference is calibrated once, `recall/gate_calibration.py`)."""
+        a model other than the reference is calibrated once, `recall/gate_calibration.py`).
+        `archive`: the turn archive's channel, for requests that include it (None: off)."""
         self._part_texts = part_texts
         self._scale = scale
+        self._archive = archive
         self._store = store
         self._shown = shown
         self._embedder = embedder
@@ -123,12 +128,18 @@ class Recaller:
         if floors is not None:
             kept = apply_gate(results, floors, limit)
             results, held_back = kept.given, kept.held_back
+        quotes: list[Quote] = []
+        if request.include_archive and self._archive is not None:
+            floor = (floors or Floors.of(self._config.gate_floor, None)).floor
+            asked = ArchiveQuery(request.query, vector, flt, floor)
+            quotes = self._archive.quotes(self._store, asked, results)
         context = format_context(
             results,
             self._clock(),
             request.budget_tokens or self._config.budget_tokens,
             self._config.chars_per_token,
             request.max_chars,
+            quotes,
         )
         return RecallResponse(
             query=request.query,
@@ -137,6 +148,7 @@ class Recaller:
             candidates=len(pool.candidates),
             elapsed_ms=(time.perf_counter() - started) * 1000,
             held_back=held_back,
+            quotes=quotes,
         )
 
     def _gate_of(self, ranked: _Ranked) -> GateEvidence:

@@ -40,6 +40,12 @@ class RecallRequest(BaseModel):
         "result needs for any to be given (recall/gate.py); None ranks everything",
     )
 
+    include_archive: bool = Field(
+        default=False,
+        description="also quote the sentences of the turn archive that bear on the query "
+        "(cortex_tui/archive/): gated like memories, given after them",
+    )
+
     def memory_filter(self) -> MemoryFilter:
         return MemoryFilter(
             project=self.project,

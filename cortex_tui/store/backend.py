@@ -12,9 +12,11 @@ it) is index-side: it never reaches the `Memory` model.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import TypeVar
 
 from cortex_tui.errors import InvalidInputError, NotFoundError
@@ -58,6 +60,7 @@ from cortex_tui.store.points import (
     IDS_ONLY,
     LEXICAL,
     PARTS,
+    RECORDS,
     Collection,
     Hit,
     Payload,
@@ -81,6 +84,19 @@ _Record = TypeVar("_Record", Memory, Entity)
 class QdrantStore(PointPrimitives[C]):
     """A `Store` over Qdrant points; see the module docstring for the split."""
 
+    _records = Collection.MEMORIES
+    """The collection the memory operations read and write: the memories, or the turn
+    archive in the view `archive` returns."""
+
+    @cached_property
+    def archive(self) -> QdrantStore[C]:
+        """The turn archive (`cortex_tui/archive/`) through the same operations: a view
+        sharing this store's shards, lock and deferred commits, closed with it."""
+        view = copy.copy(self)
+        view._records = Collection.ARCHIVE
+        view._owner = False
+        return view
+
     def refresh_lexical(self) -> int:
         """Re-encode every memory's lexical vector when they were encoded by an older
         tokenizer (`LEXICAL_VERSION`), so an upgrade never leaves queries and stored
@@ -94,17 +110,18 @@ class QdrantStore(PointPrimitives[C]):
             self._location,
         )
         done = 0
-        batch: list[tuple[str, SparseTerms]] = []
-        for payload in self._scroll_all(Collection.MEMORIES, None):
-            memory = from_payload(Memory, payload)
-            batch.append((memory.id, lexical_terms(memory, payload.get(CONTEXT_KEY))))
-            if len(batch) == _REENCODE_BATCH:
-                self._set_sparse(Collection.MEMORIES, batch)
-                done, batch = done + len(batch), []
-        if batch:
-            self._set_sparse(Collection.MEMORIES, batch)
-            done += len(batch)
-        self._durable(Collection.MEMORIES)
+        for coll in sorted(RECORDS):
+            batch: list[tuple[str, SparseTerms]] = []
+            for payload in self._scroll_all(coll, None):
+                memory = from_payload(Memory, payload)
+                batch.append((memory.id, lexical_terms(memory, payload.get(CONTEXT_KEY))))
+                if len(batch) == _REENCODE_BATCH:
+                    self._set_sparse(coll, batch)
+                    done, batch = done + len(batch), []
+            if batch:
+                self._set_sparse(coll, batch)
+                done += len(batch)
+            self._durable(coll)
         self._meta = self._meta.model_copy(update={"lexical_version": LEXICAL_VERSION})
         self._save_meta(self._meta)
         return done
@@ -136,8 +153,8 @@ class QdrantStore(PointPrimitives[C]):
             require_vectors(len(rows), list(rows), self._meta.dimension, "parts")
         if memories:
             points = list(map(memory_point, memories, vectors, given, split))
-            self._upsert(Collection.MEMORIES, points)
-            self._durable(Collection.MEMORIES)
+            self._upsert(self._records, points)
+            self._durable(self._records)
 
     def update_memories(self, memories: Sequence[Memory], *, durable: bool = True) -> None:
         """Payload-only update, keeping the memory's stored context. The lexical vector is
@@ -146,7 +163,7 @@ class QdrantStore(PointPrimitives[C]):
         ids = [m.id for m in memories]
         require_point_ids(ids)
         fields = ("id", "content", "tags", "speaker", CONTEXT_KEY)
-        stored = {p["id"]: p for p in self._retrieve(Collection.MEMORIES, ids, fields)}
+        stored = {p["id"]: p for p in self._retrieve(self._records, ids, fields)}
         for memory in memories:
             before = stored.get(memory.id)
             if before is None:
@@ -164,31 +181,31 @@ class QdrantStore(PointPrimitives[C]):
             if stored[memory.id].get(CONTEXT_KEY):
                 payload[CONTEXT_KEY] = stored[memory.id][CONTEXT_KEY]
             points.append(PointData(memory.id, payload))
-        self._overwrite_payloads(Collection.MEMORIES, points)
+        self._overwrite_payloads(self._records, points)
         retagged = [
             (m.id, lexical_terms(m, stored[m.id].get(CONTEXT_KEY)))
             for m in memories
             if stored[m.id]["tags"] != m.tags or stored[m.id].get("speaker") != m.speaker
         ]
         if retagged:
-            self._set_sparse(Collection.MEMORIES, retagged)
+            self._set_sparse(self._records, retagged)
         if durable:
-            self._durable(Collection.MEMORIES)
+            self._durable(self._records)
 
     def get_memories(self, ids: Sequence[str]) -> list[Memory]:
-        return self._get(Collection.MEMORIES, Memory, ids)
+        return self._get(self._records, Memory, ids)
 
     def get_vectors(self, ids: Sequence[str], *, context: bool = False) -> dict[str, list[float]]:
         if context and not self._context:
             return {}
         wanted = list(dict.fromkeys(point_ids(ids)))
-        return self._dense_vectors(Collection.MEMORIES, wanted, CONTEXT if context else DENSE)
+        return self._dense_vectors(self._records, wanted, CONTEXT if context else DENSE)
 
     def get_parts(self, ids: Sequence[str]) -> dict[str, list[list[float]]]:
         if not self._parts:
             return {}
         wanted = list(dict.fromkeys(point_ids(ids)))
-        return self._part_vectors(Collection.MEMORIES, wanted)
+        return self._part_vectors(self._records, wanted)
 
     def session_turn(self, session_id: str, before: int | None = None) -> list[Memory]:
         flt = MemoryFilter(
@@ -198,14 +215,14 @@ class QdrantStore(PointPrimitives[C]):
             statuses=None,
         )
         cond = self._cond(flt)
-        latest = self._latest(Collection.MEMORIES, "turn", 1, cond)
+        latest = self._latest(self._records, "turn", 1, cond)
         if not latest:
             return []
         same = self._cond(flt.model_copy(update={"before_turn": int(latest[0]["turn"]) + 1}))
         # The memories of that turn: the highest turns below it, cut where the turn changes.
         found = [
             from_payload(Memory, p)
-            for p in self._latest(Collection.MEMORIES, "turn", _TURN_MEMORIES, same)
+            for p in self._latest(self._records, "turn", _TURN_MEMORIES, same)
         ]
         return [m for m in found if m.turn == latest[0]["turn"]]
 
@@ -214,7 +231,7 @@ class QdrantStore(PointPrimitives[C]):
         if not prefix:
             return []
         cond = self._build.match_prefix("id", prefix.lower())
-        payloads, _ = self._scroll(Collection.MEMORIES, cond, limit, None)
+        payloads, _ = self._scroll(self._records, cond, limit, None)
         return [str(p["id"]) for p in payloads]
 
     def search_dense(self, vector: Vector, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
@@ -237,6 +254,15 @@ class QdrantStore(PointPrimitives[C]):
         if not query[0]:
             return []
         return self._scored(self._search_settled(LEXICAL, query, self._cond(flt), limit))
+
+    def search_lexical_ids(
+        self, text: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        query = encode_query(text)
+        if not query[0]:
+            return []
+        hits = self._search_settled(LEXICAL, query, self._cond(flt), limit, fields=IDS_ONLY)
+        return [(h.id, h.score) for h in hits]
 
     def lexical_scores(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         query = encode_query(text)
@@ -263,7 +289,7 @@ class QdrantStore(PointPrimitives[C]):
         if not wanted:
             return {}
         cond = self._cond(MemoryFilter(ids=wanted, current_only=False, statuses=None))
-        hits = self._search(Collection.MEMORIES, using, query, cond, len(wanted), IDS_ONLY)
+        hits = self._search(self._records, using, query, cond, len(wanted), IDS_ONLY)
         return {h.id: h.score for h in hits}
 
     def _search_settled(
@@ -277,10 +303,10 @@ class QdrantStore(PointPrimitives[C]):
         """The top `limit` memories, equal scores in id order (`store/ties.py`)."""
 
         def search(count: int, reading: Sequence[str] | None) -> list[Hit]:
-            return self._search(Collection.MEMORIES, using, vector, cond, count, reading)
+            return self._search(self._records, using, vector, cond, count, reading)
 
         def retrieve(ids: Sequence[str], reading: Sequence[str] | None) -> list[Payload]:
-            return self._retrieve(Collection.MEMORIES, ids, reading)
+            return self._retrieve(self._records, ids, reading)
 
         return settled_hits(search, retrieve, limit, fields)
 
@@ -289,7 +315,7 @@ class QdrantStore(PointPrimitives[C]):
     ) -> tuple[list[Memory], str | None]:
         if offset is not None and not is_point_id(offset):
             raise InvalidInputError(f"scroll offset {offset!r} is not a memory id")
-        payloads, following = self._scroll(Collection.MEMORIES, self._cond(flt), limit, offset)
+        payloads, following = self._scroll(self._records, self._cond(flt), limit, offset)
         return [from_payload(Memory, p) for p in payloads], following
 
     def iter_memories(self, flt: MemoryFilter, batch: int = 256) -> Iterator[Memory]:
@@ -308,26 +334,26 @@ class QdrantStore(PointPrimitives[C]):
         fraction of what parsing them into `Memory` models costs."""
         cond, offset = self._cond(flt), None
         while True:
-            page, offset = self._scroll(Collection.MEMORIES, cond, batch, offset, fields)
+            page, offset = self._scroll(self._records, cond, batch, offset, fields)
             yield from page
             if offset is None:
                 return
 
     def count_memories(self, flt: MemoryFilter) -> int:
-        return self._count(Collection.MEMORIES, self._cond(flt))
+        return self._count(self._records, self._cond(flt))
 
     def newest_memory(self, flt: MemoryFilter) -> Memory | None:
-        found = self._latest(Collection.MEMORIES, "created_at", 1, self._cond(flt))
+        found = self._latest(self._records, "created_at", 1, self._cond(flt))
         return from_payload(Memory, found[0]) if found else None
 
     def facet_memories(self, key: str, flt: MemoryFilter, limit: int = 100) -> dict[str, int]:
         if key not in MEMORY_KEYWORD_FIELDS:
             known = ", ".join(MEMORY_KEYWORD_FIELDS)
             raise InvalidInputError(f"cannot count memories by {key!r}; known fields: {known}")
-        return self._facet(Collection.MEMORIES, key, self._cond(flt), limit)
+        return self._facet(self._records, key, self._cond(flt), limit)
 
     def delete_memories(self, ids: Sequence[str]) -> None:
-        self._delete_ids(Collection.MEMORIES, ids)
+        self._delete_ids(self._records, ids)
 
     # --- entities and relations -------------------------------------------------------
 
@@ -425,11 +451,11 @@ class QdrantStore(PointPrimitives[C]):
         pid = str(point.payload.get("id", ""))
         require_point_ids([pid])
         dense = point.vectors.get(DENSE)
-        if coll in (Collection.MEMORIES, Collection.ENTITIES):
+        if coll in RECORDS or coll is Collection.ENTITIES:
             if dense is None:
                 raise InvalidInputError(f"{coll} point {pid} has no dense vector")
             require_vectors(1, [dense], self._meta.dimension, str(coll))
-        if coll is not Collection.MEMORIES:
+        if coll not in RECORDS:
             return PointData(pid, dict(point.payload), dense)
         memory = from_payload(Memory, point.payload)
         context = point.vectors.get(CONTEXT) if self._context else None

@@ -147,7 +147,7 @@ class JournalEntry:
     payload: dict[str, Any]
 
 
-COLLECTIONS = ("memories", "entities", "relations", "journal")
+COLLECTIONS = ("memories", "entities", "relations", "journal", "archive")
 """Everything a store holds, by the names `points` and `put_points` take."""
 
 
@@ -185,6 +185,13 @@ class Store(Protocol):
     def indexes_parts(self) -> bool:
         """Whether the store has a place for part vectors (stores made before them have
         none until `cortex-tui reembed` rebuilds them)."""
+        ...
+
+    @property
+    def archive(self) -> Store:
+        """The turn archive (`cortex_tui/archive/`): every message of every captured
+        turn, memory-shaped, searched through these same operations and kept apart from
+        the memories (a view of this store: never closed on its own)."""
         ...
 
     def deferred_commits(self) -> AbstractContextManager[None]:
@@ -257,6 +264,13 @@ class Store(Protocol):
     def search_lexical(self, text: str, flt: MemoryFilter, limit: int) -> list[ScoredMemory]:
         """BM25 search over content (and tags), same filter semantics, best first.
         Returns [] when the text has no indexable term."""
+        ...
+
+    def search_lexical_ids(
+        self, text: str, flt: MemoryFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """`search_lexical`'s ids and scores alone, no payloads: for a caller that reads
+        only some of them afterwards (the turn archive's channel)."""
         ...
 
     def lexical_scores(self, text: str, ids: Sequence[str]) -> dict[str, float]:

@@ -50,6 +50,7 @@ from cortex_tui.store.points import (
     DENSE,
     LEXICAL,
     PARTS,
+    RECORDS,
     Collection,
     Hit,
     Payload,
@@ -144,7 +145,7 @@ def _load_shard(
     context vectors) is loaded with them; one that fits none is loaded as it is, and is
     not compacted by the service (its own layout might build an HNSW graph for minutes)."""
     layouts = [shard_config(coll, dimension, compact_after=compact_after)]
-    if coll is Collection.MEMORIES:
+    if coll in RECORDS:
         layouts += [
             shard_config(coll, dimension, vectors=older, compact_after=compact_after)
             for older in MEMORY_VECTORS[1:]
@@ -473,7 +474,10 @@ class EdgeStore(QdrantStore[EdgeCondition]):
         return any(changed)
 
     def close(self) -> None:
-        """Flush and close every shard, then release the lock; idempotent."""
+        """Flush and close every shard, then release the lock; idempotent (a view's
+        close leaves them to the store it views)."""
+        if not self._owner:
+            return
         shards, self._shards = self._shards, {}
         try:
             for shard in shards.values():

@@ -20,7 +20,7 @@ import qdrant_edge as qe
 
 from cortex_tui.config import COMPACT_AFTER
 from cortex_tui.store.indexes import IndexKind, indexed_fields
-from cortex_tui.store.points import CONTEXT, DENSE, LEXICAL, PARTS, Collection
+from cortex_tui.store.points import CONTEXT, DENSE, LEXICAL, PARTS, RECORDS, Collection
 
 _UNUSED_SPARSE = "none"
 IndexSchema = (
@@ -66,7 +66,7 @@ def shard_config(
         default_segment_number=SEGMENTS,
         indexing_threshold=max(1, compact_after * dimension * 4 // 1024),
     )
-    if coll is Collection.MEMORIES:
+    if coll in RECORDS:
         mapped = {name: _memory_vector(name, dimension) for name in vectors}
         lexical = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
         return qe.EdgeConfig(

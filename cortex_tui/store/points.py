@@ -36,6 +36,12 @@ class Collection(StrEnum):
     ENTITIES = "entities"
     RELATIONS = "relations"
     JOURNAL = "journal"
+    ARCHIVE = "archive"
+
+
+RECORDS = frozenset({Collection.MEMORIES, Collection.ARCHIVE})
+"""The collections whose points are memory-shaped (the same vectors, payload and
+indexes): the memories, and the turn archive's messages (`cortex_tui/archive/`)."""
 
 
 @dataclass(frozen=True, slots=True)

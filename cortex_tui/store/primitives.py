@@ -13,6 +13,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Generic
 
 from cortex_tui.store.base import StoredPoint, StoreMeta
@@ -20,6 +21,14 @@ from cortex_tui.store.filters import C, ConditionBuilder
 from cortex_tui.store.lexical import SparseTerms
 from cortex_tui.store.payload import point_ids
 from cortex_tui.store.points import DENSE, Collection, Hit, Payload, PointData, QueryVector
+
+
+@dataclass(slots=True)
+class _Batch:
+    """The collections written inside `deferred_commits` (None outside one): shared by a
+    store and its views, so a batch spanning both flushes each collection once."""
+
+    dirty: set[Collection] | None = None
 
 
 class PointPrimitives(ABC, Generic[C]):
@@ -41,7 +50,10 @@ class PointPrimitives(ABC, Generic[C]):
         self._context = context
         self._parts = parts
         self._journal_lock = threading.Lock()
-        self._deferred: set[Collection] | None = None
+        self._batch = _Batch()
+        self._owner = True
+        """False in a view of another collection (`archive`): it never closes what it
+        shares."""
 
     @property
     def meta(self) -> StoreMeta:
@@ -53,23 +65,24 @@ class PointPrimitives(ABC, Generic[C]):
         collection instead of one per write (a flush is most of a small write's cost).
         A crash inside may lose any of them, so only a caller that can redo them (a
         spooled batch) defers. Nested use joins the outer batch."""
-        if self._deferred is not None:
+        batch = self._batch
+        if batch.dirty is not None:
             yield
             return
-        self._deferred = set()
+        batch.dirty = set()
         try:
             yield
         finally:
-            dirty, self._deferred = self._deferred, None
+            dirty, batch.dirty = batch.dirty, None
             for coll in sorted(dirty):
                 self._commit(coll)
 
     def _durable(self, coll: Collection) -> None:
         """End a public write: flush now, or at the end of the deferred batch."""
-        if self._deferred is None:
+        if self._batch.dirty is None:
             self._commit(coll)
         else:
-            self._deferred.add(coll)
+            self._batch.dirty.add(coll)
 
     @property
     def indexes_context(self) -> bool:

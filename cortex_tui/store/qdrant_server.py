@@ -42,6 +42,7 @@ from cortex_tui.store.points import (
     DENSE,
     LEXICAL,
     PARTS,
+    RECORDS,
     Collection,
     Hit,
     Payload,
@@ -359,7 +360,8 @@ class QdrantServerStore(QdrantStore[qm.Condition]):
         return False
 
     def close(self) -> None:
-        self._client.close()
+        if self._owner:
+            self._client.close()
 
 
 def _named_vectors(
@@ -396,13 +398,14 @@ def _ensure_collection(client: QdrantClient, name: str, coll: Collection, dimens
         )
         vectors = {
             Collection.MEMORIES: {DENSE: params, CONTEXT: params, PARTS: parts},
+            Collection.ARCHIVE: {DENSE: params, CONTEXT: params, PARTS: parts},
             Collection.ENTITIES: {DENSE: params},
         }
         sparse = {LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
         client.create_collection(
             name,
             vectors_config=vectors.get(coll, {}),
-            sparse_vectors_config=sparse if coll is Collection.MEMORIES else None,
+            sparse_vectors_config=sparse if coll in RECORDS else None,
         )
         indexed = set()
     with warnings.catch_warnings():

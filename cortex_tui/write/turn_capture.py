@@ -8,15 +8,16 @@ service did.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from cortex_tui.archive.writer import TurnToArchive
 from cortex_tui.capture.heuristic import extract_heuristic, unfit
 from cortex_tui.clock import Clock
-from cortex_tui.config import Settings
+from cortex_tui.config import PartsConfig, Settings
 from cortex_tui.embed.base import Matrix
 from cortex_tui.llm.base import LLMClient, LLMError
 from cortex_tui.models import Candidate, MemoryDraft, WriteAction, WriteResult
@@ -97,6 +98,8 @@ class PreparedTurn:
     replay found already stored for it."""
     outcomes: list[CaptureOutcome] = field(default_factory=list)
     """What became of each candidate so far, in order (a long turn is written in parts)."""
+    said: TurnToArchive | None = None
+    """The turn's messages for the archive (None: the archive is off)."""
 
     @property
     def finished(self) -> bool:
@@ -212,3 +215,31 @@ class Capturer:
                 log.warning("LLM extraction failed, using the offline extractor: %s", exc)
                 return extract_heuristic(text, now=self.clock()), "heuristic", str(exc)
         return extract_heuristic(text, now=self.clock()), "heuristic", None
+
+
+def turn_vectors(
+    prepared: Sequence[PreparedTurn],
+    embed: Callable[[Sequence[str]], Matrix],
+    config: PartsConfig,
+) -> list[Matrix | None]:
+    """Each turn's rows for its candidates (`PreparedTurn.contents`), from one model call
+    over every candidate of the turns and every sentence their messages are archived
+    by (`archive/writer.py`), which it hands them: a text both are made of (a candidate
+    is often a sentence as said) is embedded once."""
+    said = [turn.said for turn in prepared if turn.said is not None and not turn.said.embedded]
+    texts = list(
+        dict.fromkeys(
+            [content for turn in prepared for content in turn.contents()]
+            + [text for archived in said for text in archived.texts(config)]
+        )
+    )
+    if not texts:
+        return [None] * len(prepared)
+    matrix = embed(texts)
+    for archived in said:
+        archived.take(texts, matrix, config)
+    row_of = {text: index for index, text in enumerate(texts)}
+    return [
+        matrix[[row_of[content] for content in turn.contents()]] if turn.contents() else None
+        for turn in prepared
+    ]

@@ -13,6 +13,7 @@ import pytest
 from cortex_tui.engine.declaration import Operation
 from cortex_tui.engine.local import LocalEngine
 from cortex_tui.engine.operations import OPERATIONS, PARTS, operation_of
+from cortex_tui.engine.parts.archive import LocalArchive
 from cortex_tui.engine.parts.curation import LocalCuration
 from cortex_tui.engine.parts.given import LocalGiven
 from cortex_tui.engine.parts.overview import LocalOverview
@@ -28,6 +29,7 @@ PERFORMERS: dict[str | None, type] = {
     "overview": LocalOverview,
     "upkeep": LocalUpkeep,
     "given": LocalGiven,
+    "archive": LocalArchive,
 }
 """Which class performs each part's operations in the calling process."""
 

@@ -56,6 +56,8 @@ def _written_before(cli: Cli, secrets: list[Secret]) -> None:
     spool = Spool(cli.home / "spool", logging.getLogger("tests"))
     spool.append(turn_entry(f"User: {in_prose(secrets[2])}\nAssistant: ok", "s-1", None))
     SessionTurns(cli.home, "s-2").before_turn(in_prose(secrets[3]), None)
+    said = ("capture", "--session", "s-3", "--user", in_prose(secrets[0]), "--assistant", "Ok.")
+    assert cli(*said, env=OFF).code == 0  # the turn archive keeps what was said
 
 
 def test_scrub_removes_what_an_older_version_stored(cli: Cli) -> None:
@@ -78,6 +80,9 @@ def test_scrub_removes_what_an_older_version_stored(cli: Cli) -> None:
     exported = [json.loads(line) for line in cli("export").out.splitlines()]
     contents = "\n".join(e["data"]["content"] for e in exported if e["kind"] == "memory")
     assert not [v for v in values if any(part in contents for part in fragments(v))]
+    archived = cli("sessions", "show", "s-3")
+    assert archived.code == 0 and "[secret: " in archived.out, archived.out
+    assert not [v for v in values if any(part in archived.out for part in fragments(v))]
     listed = cli("list", "--all")
     assert not any(value in listed.out for value in values)
     entities = cli("entities", "list")
@@ -89,7 +94,9 @@ def test_scrub_removes_what_an_older_version_stored(cli: Cli) -> None:
     assert dry.code == 0, dry.err
     report = _json(dry.out)
     # each version that holds one (a write-path decision may quote another's value)
-    assert report["memories"] >= len(secrets) and report["entities"] == 1
+    # the entity imported, and the one the captured turn named
+    assert report["memories"] >= len(secrets) and report["entities"] == 2
+    assert report["archived"] == 1
     assert set(report["secrets"]) == {s.kind for s in secrets}  # type: ignore[arg-type]
     assert report["journal_entries"] and report["spool_files"] == ["turns.jsonl"]
     assert report["elsewhere"] == {"agent session state(s)": 1, "file sync state": 1}

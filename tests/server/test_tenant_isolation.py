@@ -351,7 +351,12 @@ ARGUMENTS: dict[str, Arguments] = {
     "timeline": lambda me, others, rng: {"days": 30},
     "day": lambda me, others, rng: {"day": date.today()},
     "vitals": lambda me, others, rng: {},
-    "recall": lambda me, others, rng: RecallRequest(query=query(me, others, rng)),
+    "recall": lambda me, others, rng: RecallRequest(
+        query=query(me, others, rng), include_archive=rng.random() < 0.5
+    ),
+    "archived_sessions": lambda me, others, rng: {"limit": 50},
+    "archived_session": lambda me, others, rng: {"session_id": f"session-{rng.randint(1, 3)}"},
+    "search_archive": lambda me, others, rng: {"query": query(me, others, rng), "limit": 20},
     "explain": lambda me, others, rng: {
         "request": RecallRequest(query=query(me, others, rng)),
         "memory_id": memory_id(me, others, rng),
@@ -364,7 +369,9 @@ ARGUMENTS: dict[str, Arguments] = {
     "profiles": lambda me, others, rng: {},
     "remember": lambda me, others, rng: draft(me, rng),
     "capture": lambda me, others, rng: {
-        "text": f"user: We decided that {me.own.fresh_text()}.\nassistant: Noted."
+        "text": f"user: We decided that {me.own.fresh_text()}.\nassistant: Noted.",
+        # Every tenant's sessions have the same names: each archive is its own all the same.
+        "session_id": f"session-{rng.randint(1, 3)}",
     },
     "update": update,
     "forget": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},

@@ -57,7 +57,7 @@ def test_layout_and_meta_file(tmp_path: Path) -> None:
     store.close()
     names = {p.name for p in (tmp_path / "store").iterdir()}
     expected = {".lock", "meta.json", "integrity.json", "memories", "entities", "relations"}
-    assert names == expected | {"journal"}
+    assert names == expected | {"journal", "archive"}
     meta = json.loads((tmp_path / "store" / "meta.json").read_text())
     assert (meta["embedder"], meta["dimension"], meta["schema_version"]) == (EMBEDDER, DIM, 1)
 

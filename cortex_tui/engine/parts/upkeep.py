@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cortex_tui.archive.retention import messages_past_keeping, remove_messages
 from cortex_tui.engine.core import WRITE_BATCH, EngineCore
 from cortex_tui.engine.scrub import privacy_check
 from cortex_tui.errors import InvalidInputError
@@ -64,7 +65,10 @@ class LocalUpkeep:
         report = run_lifecycle(core.store, core.settings.lifecycle, core.clock(), dry_run=dry_run)
         if report.changed:
             core.drop_graph_index()
-        return report.model_copy(update={"backup": taken})
+        past = messages_past_keeping(core.store, core.settings.archive, core.clock())
+        if not dry_run:
+            remove_messages(core.store, past)
+        return report.model_copy(update={"backup": taken, "archive_removed": len(past)})
 
     def backup(self, path: str | None = None) -> BackupReport:
         return self._backup_for(path, MANUAL)
