@@ -299,6 +299,7 @@ def test_dry_run_writes_nothing_and_predicts_the_real_run(engine: LocalEngine) -
         "session_decayed": 1,
         "consolidated": 1,
         "conflicts_resolved": 1,
+        "archive_removed": 0,
     }
     assert get(engine, ms["twin"]).is_current
     assert [e.action for e in engine.store.journal()] == [
