@@ -7,6 +7,7 @@ once what it holds is durable in the store.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 from cortex_tui.engine.capture_batch import Hold, TurnToCapture, capture_turns
@@ -123,6 +124,7 @@ def batch_capture(engine: LocalEngine, hold: Hold) -> CaptureTurns:
                 session_id=item.get("session_id"),
                 source=item.get("source", "hook"),
                 progress=progress,
+                said_at=said_at(item),
             )
             for item, progress in zip(items, progresses, strict=True)
         ]
@@ -160,12 +162,29 @@ def capture_turn(
             text = _spooled_text(engine, item)
             project, session = item.get("project"), item.get("session_id")
             source = item.get("source", "hook")
+            when = said_at(item)
             report = locked(
                 lambda: engine.capture(
-                    text, project=project, session_id=session, source=source, progress=progress
+                    text,
+                    project=project,
+                    session_id=session,
+                    source=source,
+                    progress=progress,
+                    said_at=when,
                 )
             )
             return _summary(report)
+
+
+def said_at(item: TurnEntry) -> datetime | None:
+    """When a spooled turn was said, where its entry says (a synced transcript's)."""
+    said = item.get("said_at")
+    if not isinstance(said, int | float) or isinstance(said, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(said, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _spooled_text(engine: LocalEngine, item: TurnEntry) -> str:

@@ -63,10 +63,12 @@ def turn_entry(
     source: str | None = None,
     *,
     redact: Redact | None = None,
+    said_at: float | None = None,
 ) -> TurnEntry:
     """A conversation turn as the spool holds it, keyed by session and text (the same
     turn spooled twice is one entry); `source` names where it was read, when not a hook
-    (file sync's transcripts). The key is of the text as it came, so the service's
+    (file sync's transcripts), and `said_at` when it was said, when that is known and
+    not now (a transcript's line). The key is of the text as it came, so the service's
     redacted entry and a hook's own for the same Stop stay one entry."""
     entry: TurnEntry = {
         "kind": "turn",
@@ -78,6 +80,8 @@ def turn_entry(
     }
     if source is not None:
         entry["source"] = source
+    if said_at is not None:
+        entry["said_at"] = said_at
     return entry
 
 

@@ -33,8 +33,16 @@ class TurnToArchive:
     project: str | None
     session_id: str | None
     source: str
+    said_at: datetime | None = None
+    """When the turn was said, where its source tells (a synced transcript's line);
+    else it is archived as said when it is captured."""
     vectors: Matrix | None = None
     parts: list[Parts] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        """Its messages' ids in the archive (the same on every capture of the turn)."""
+        return [record_id(self.session_id, message) for message in self.messages]
 
     @property
     def embedded(self) -> bool:
@@ -87,11 +95,12 @@ def archive_turn(
     config: PartsConfig,
 ) -> None:
     """Archive the turn's messages as the next turn of its session (embedded here when
-    they were not), unless they were archived before."""
+    they were not), unless they were archived before; said at `turn.said_at` when it is
+    known, else `at`."""
     if not turn.messages:
         return
     archive = store.archive
-    ids = [record_id(turn.session_id, message) for message in turn.messages]
+    ids = turn.ids
     if len(archive.get_memories(ids)) == len(ids):
         return
     if not turn.embedded:
@@ -99,6 +108,7 @@ def archive_turn(
     vectors = turn.vectors
     assert vectors is not None  # embedded above
     number = next_turn(archive, turn.session_id)
+    at = turn.said_at or at
     records = [
         Memory(
             id=point_id,

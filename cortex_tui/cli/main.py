@@ -21,6 +21,7 @@ COMMANDS: dict[str, Handler] = {
     "explain": mem.cmd_explain,
     "search": mem.cmd_search,
     "get": mem.cmd_get,
+    "show": mem.cmd_get,
     "history": mem.cmd_history,
     "list": mem.cmd_list,
     "update": mem.cmd_update,

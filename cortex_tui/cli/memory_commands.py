@@ -159,7 +159,9 @@ def cmd_search(ctx: CommandContext) -> int:
 
 def cmd_get(ctx: CommandContext) -> int:
     memory = ctx.engine.get(ctx.args.memory_id)
-    ctx.emit(memory, render.memory_detail(memory))
+    said = ctx.engine.archive.said_in(memory.id) if memory.said_in else []
+    lines = [render.memory_detail(memory), *render.said_in_lines(memory, said)]
+    ctx.emit(memory, "\n".join(lines))
     return 0
 
 

@@ -121,7 +121,12 @@ def _memory_commands(sub: Subparsers, common: OneLineParser) -> None:
     p.add_argument("text")
     _list_filters(p)
 
-    p = sub.add_parser("get", parents=[common], help="one memory with every field")
+    p = sub.add_parser(
+        "get",
+        aliases=["show"],
+        parents=[common],
+        help="one memory with every field, and the turn it was taken from",
+    )
     p.add_argument("memory_id")
 
     p = sub.add_parser("history", parents=[common], help="the version chain of a memory")
@@ -245,6 +250,13 @@ def _store_commands(sub: Subparsers, common: OneLineParser) -> None:
         action="store_true",
         help="embed every memory afresh (by default memory vectors are kept in the "
         "home's cache/ between runs, keyed by model and text)",
+    )
+    p.add_argument(
+        "--through-capture",
+        action="store_true",
+        help="LongMemEval: play each conversation through the capture path exchange by "
+        "exchange (memories and the turn archive, as a user's hooks keep it) instead of "
+        "storing every turn raw; evidence is found through what capture kept of it",
     )
     p.add_argument(
         "--link-entities",

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from cortex_tui.format import humanise_age
 from cortex_tui.models import (
+    ArchivedMessage,
     ChannelHit,
     Decision,
     Explanation,
@@ -50,6 +51,30 @@ def memory_detail(memory: Memory) -> str:
     lines.append("decisions:" if memory.decisions else "decisions: none")
     lines += [f"  {line}" for d in memory.decisions for line in decision_lines(d)]
     return "\n".join(lines)
+
+
+SPEAKERS = {"user": "user", "assistant": "assistant"}
+
+
+def message_lines(messages: list[ArchivedMessage]) -> list[str]:
+    """Archived messages as said: when, which turn, who, then the text."""
+    lines: list[str] = []
+    for message in messages:
+        who = SPEAKERS.get(message.speaker or "", "someone")
+        turn = f"turn {message.turn}" if message.turn is not None else "no turn"
+        lines.append(f"{message.said_at:%Y-%m-%d %H:%M}  {turn}  {who}  {message.short_id}")
+        lines.append(f"  {message.text}")
+    return lines
+
+
+def said_in_lines(memory: Memory, said: list[ArchivedMessage]) -> list[str]:
+    """The turn a captured memory was taken from, as `get` shows it under the memory."""
+    if not memory.said_in:
+        return []
+    if not said:
+        return ["", "taken from a turn the archive no longer keeps"]
+    session = said[0].session_id or "no session"
+    return ["", f"taken from this turn of session {session}:", *message_lines(said)]
 
 
 def decision_lines(decision: Decision) -> list[str]:

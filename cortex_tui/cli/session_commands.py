@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from cortex_tui.cli import render
 from cortex_tui.cli.args import OneLineParser, Subparsers
 from cortex_tui.cli.context import CommandContext
 from cortex_tui.errors import InvalidInputError
-from cortex_tui.models import ArchivedMessage, ArchivedSession, Quote
+from cortex_tui.models import ArchivedSession, Quote
 
 MAX_LIMIT = 10_000
-_SPEAKERS = {"user": "user", "assistant": "assistant"}
 
 
 def register(sub: Subparsers, common: OneLineParser) -> None:
@@ -53,7 +53,7 @@ def cmd_sessions(ctx: CommandContext) -> int:
     archive = ctx.engine.archive
     if a.sessions_action == "show":
         messages = archive.session(a.session)
-        ctx.emit(messages, "\n".join(_message_lines(messages)))
+        ctx.emit(messages, "\n".join(render.message_lines(messages)))
     elif a.sessions_action == "search":
         quotes = archive.search(a.query, a.project, min(a.limit, 200))
         ctx.emit(quotes, "\n".join(_quote_line(q) for q in quotes) or "nothing archived matches")
@@ -75,18 +75,8 @@ def _session_line(session: ArchivedSession) -> str:
     return f"{session.session_id}  {span}  {size}  {session.source}{where}"
 
 
-def _message_lines(messages: list[ArchivedMessage]) -> list[str]:
-    lines: list[str] = []
-    for message in messages:
-        who = _SPEAKERS.get(message.speaker or "", "someone")
-        turn = f"turn {message.turn}" if message.turn is not None else "no turn"
-        lines.append(f"{message.said_at:%Y-%m-%d %H:%M}  {turn}  {who}  {message.short_id}")
-        lines.append(f"  {message.text}")
-    return lines
-
-
 def _quote_line(quote: Quote) -> str:
-    who = _SPEAKERS.get(quote.speaker or "", "someone")
+    who = render.SPEAKERS.get(quote.speaker or "", "someone")
     where = f"  session {quote.session_id}" if quote.session_id else ""
     return (
         f"{quote.rank:>3}. {quote.gate.relevance:.3f}  {quote.said_at:%Y-%m-%d}  {who}{where}\n"

@@ -146,6 +146,10 @@ def cmd_eval(ctx: CommandContext) -> int:
     transcripts = Path(a.transcripts).expanduser() if a.transcripts else None
     loaded = load_datasets([Path(p) for p in a.paths], only=a.only or (), transcripts=transcripts)
     retrieval = [d for d in loaded if isinstance(d, Dataset)]
+    if a.through_capture:
+        from cortex_tui.eval.through_capture import through_capture
+
+        retrieval = through_capture(retrieval)
     pairs = [d for d in loaded if isinstance(d, PairsDataset)]
     sessions = [d for d in loaded if isinstance(d, SessionsDataset)]
     # A sessions run replays every variant into a store of its own: any setting but the

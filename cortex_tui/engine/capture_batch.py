@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -74,6 +75,8 @@ class TurnToCapture:
     session_id: str | None
     source: str
     progress: CaptureProgress
+    said_at: datetime | None = None
+    """When the turn was said, where its source tells (a synced transcript)."""
 
 
 def capture_turns(
@@ -122,6 +125,7 @@ def _prepared(
                 session_id=turn.session_id,
                 source=turn.source,
                 progress=turn.progress,
+                said_at=turn.said_at,
             )
         except Exception as exc:
             failed.append((position, exc))

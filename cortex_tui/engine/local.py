@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 
 from cortex_tui.archive.messages import said_messages
 from cortex_tui.archive.writer import TurnToArchive, archive_turn
@@ -270,10 +271,17 @@ class LocalEngine(EngineCore):
         session_id: str | None = None,
         source: str = "capture",
         progress: CaptureProgress | None = None,
+        said_at: datetime | None = None,
     ) -> CaptureReport:
-        """Extract candidate memories from a conversation turn and write each one."""
+        """Extract candidate memories from a conversation turn and write each one;
+        `said_at`: when the turn was said, where that is known (a synced transcript)."""
         prepared = self.prepare_capture(
-            text, project=project, session_id=session_id, source=source, progress=progress
+            text,
+            project=project,
+            session_id=session_id,
+            source=source,
+            progress=progress,
+            said_at=said_at,
         )
         self.write_capture(prepared, progress=progress)
         return prepared.report()
@@ -286,9 +294,11 @@ class LocalEngine(EngineCore):
         session_id: str | None = None,
         source: str = "capture",
         progress: CaptureProgress | None = None,
+        said_at: datetime | None = None,
     ) -> PreparedTurn:
         """A turn's candidates, extracted without touching the store: the service
-        extracts (and embeds) many turns outside its lock, then writes them in one go."""
+        extracts (and embeds) many turns outside its lock, then writes them in one go.
+        The archive keeps the turn as said at `said_at` when given, else now."""
         if not text.strip():
             raise InvalidInputError("nothing to capture: the conversation text is empty")
         check_turn(text, self.settings.limits)
@@ -298,7 +308,9 @@ class LocalEngine(EngineCore):
             text, project=project, session_id=session_id, source=source, progress=progress
         )
         if self.settings.archive.enabled:
-            prepared.said = TurnToArchive(said_messages(text), project, session_id, source)
+            prepared.said = TurnToArchive(
+                said_messages(text), project, session_id, source, said_at=said_at
+            )
         return prepared
 
     def write_capture(
@@ -393,6 +405,7 @@ class LocalEngine(EngineCore):
             session_id=draft.session_id,
             turn=draft.turn,
             speaker=self.privacy.clean(draft.speaker.strip()) or None if draft.speaker else None,
+            said_in=draft.said_in,
             source=draft.source,
             author=self.writer,
             created_at=created,

@@ -366,6 +366,16 @@ class TurnArchive(Protocol):
         """One session's messages in the order they were said."""
         ...
 
+    @operation(on_get("/v1/archive/memories/{memory_id}"), name="said_in")
+    def said_in(
+        self,
+        memory_id: Annotated[str, Field(description="a memory's id, or the start of one")],
+    ) -> list[ArchivedMessage]:
+        """The messages of the turn a captured memory was taken from, in the order they
+        were said (none for a memory not captured, or whose turn the archive no longer
+        keeps)."""
+        ...
+
     @operation(on_post("/v1/archive/search"), name="search_archive")
     def search(
         self,

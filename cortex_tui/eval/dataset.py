@@ -90,7 +90,7 @@ class Dataset(BaseModel):
     name: str = Field(min_length=1)
     description: str = ""
     now: UtcDatetime
-    ingest: Literal["write", "raw"] = "write"
+    ingest: Literal["write", "raw", "capture"] = "write"
     memories: list[DatasetMemory]
     queries: list[DatasetQuery] = Field(default_factory=list)
     expect: DatasetExpect = Field(default_factory=DatasetExpect)

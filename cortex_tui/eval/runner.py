@@ -12,12 +12,11 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 
 from cortex_tui.capture.heuristic import mentions
-from cortex_tui.clock import frozen_clock
 from cortex_tui.config import Settings, StoreConfig
 from cortex_tui.embed.base import Embedder
 from cortex_tui.engine.local import LocalEngine
@@ -26,6 +25,7 @@ from cortex_tui.eval.dataset import Dataset, DatasetMemory
 from cortex_tui.eval.expectations import check_expectations
 from cortex_tui.eval.measured import MeasuredEmbedder
 from cortex_tui.eval.report import DatasetRun, EvalRun, Miss, QueryOutcome, VariantInfo
+from cortex_tui.eval.through_capture import SteppedClock, capture_ingest, ranked_with_quotes
 from cortex_tui.eval.variants import Variant
 from cortex_tui.models import Memory, MemoryDraft
 from cortex_tui.recall.request import RecallRequest
@@ -91,16 +91,21 @@ def _run_in(
 ) -> DatasetRun:
     """Ingest and embed the dataset once, then one recall pass per variant."""
     base = _isolated(variants[0].settings)
+    clock = SteppedClock(dataset.now)
     with closing(
-        open_engine(
-            base, clock=frozen_clock(dataset.now), embedder=embedder, store_path=folder / "store"
-        )
+        open_engine(base, clock=clock, embedder=embedder, store_path=folder / "store")
     ) as engine:
         started = time.perf_counter()
         embedding_before = embedder.seconds
-        labels = ingest(engine, dataset, progress)
         notes = list(dataset.notes)
-        if link_entities:
+        if dataset.ingest == "capture":
+            labels: dict[str, str] = {}
+            holders, skipped = capture_ingest(engine, dataset, clock, progress)
+            notes += skipped
+        else:
+            labels = ingest(engine, dataset, progress)
+            holders = {label: {memory_id} for label, memory_id in labels.items()}
+        if link_entities and labels:
             notes.append(link_mentions(engine, dataset.name, labels.values(), progress))
         for done, query in enumerate(dataset.queries, 1):
             embedder.embed_query(query.query)  # once, for every variant
@@ -109,15 +114,18 @@ def _run_in(
         ingest_seconds = time.perf_counter() - started - embedding
         failed, passed, total = check_expectations(engine, dataset, labels)
         by_id: dict[str, str] = {}
-        for label, memory_id in labels.items():
-            by_id.setdefault(memory_id, label)
+        for label, held_by in holders.items():
+            for memory_id in sorted(held_by):
+                by_id.setdefault(memory_id, label)
         outcomes: dict[str, list[QueryOutcome]] = {}
         seconds: dict[str, float] = {}
         for variant in variants:
             variant_started = time.perf_counter()
             ranker = engine.with_settings(_isolated(variant.settings))
             outcomes[variant.name] = [
-                _run_query(ranker, dataset, index, labels, by_id, cutoffs or dataset.cutoffs)
+                _run_query(
+                    ranker, dataset, index, (labels, holders), by_id, cutoffs or dataset.cutoffs
+                )
                 for index in _advancing(progress, dataset, f"{variant.name} · {dataset.name}")
             ]
             seconds[variant.name] = time.perf_counter() - variant_started
@@ -206,10 +214,13 @@ def _run_query(
     engine: LocalEngine,
     dataset: Dataset,
     index: int,
-    labels: dict[str, str],
+    held: tuple[dict[str, str], Mapping[str, set[str]]],
     by_id: dict[str, str],
     cutoffs: list[int],
 ) -> QueryOutcome:
+    """`held`: label → the memory stored for it (stored raw or written), and label → the
+    ids of everything that holds it (captured: memories and archived messages)."""
+    labels, holders = held
     q = dataset.queries[index]
     ks = cutoffs or [q.k]
     depth = max(*ks, q.k, MIN_DEPTH)
@@ -223,11 +234,15 @@ def _run_query(
     )
     response = engine.recall(request)
     ids = [r.memory.id for r in response.results]
+    if dataset.ingest == "capture" and engine.settings.archive.enabled:
+        # Captured, the archive is read beside the memories (a variant with the archive
+        # off reads what capture's memories alone hold).
+        ids = ranked_with_quotes(response.results, engine.archive.search(q.query, q.project, depth))
+    rank = {memory_id: position for position, memory_id in enumerate(ids, 1)}
 
     def rank_of(label: str) -> int | None:
-        """1-based rank of the memory holding `label` (folded labels share a memory)."""
-        memory_id = labels[label]
-        return ids.index(memory_id) + 1 if memory_id in ids else None
+        """1-based rank of the best of what holds `label` (folded labels share one)."""
+        return min((rank[i] for i in holders.get(label, ()) if i in rank), default=None)
 
     relevant = list(dict.fromkeys(q.relevant))
     recall_at = {

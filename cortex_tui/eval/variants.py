@@ -20,7 +20,7 @@ from cortex_tui.eval.llm_replay import REPLAY_MODES, ReplayMode
 
 BASE = "base"
 RUN_SECTIONS = ("recall", "embedder", "write", "context")
-VARIANT_SECTIONS = ("recall", "write")
+VARIANT_SECTIONS = ("recall", "write", "archive")
 REPLAY_SECTIONS = tuple(
     name
     for name, field in Settings.model_fields.items()

@@ -4,7 +4,7 @@ Most tools take an operation's own request model. These few differ because a mod
 should see fewer, plainer fields than a person's API offers: a memory filter flattened
 to the conditions worth asking for, a score breakdown only on request, one `conflicts`
 tool for listing and settling, a `remember` that can say "queued" when the store is out
-of reach.
+of reach, a `search` that can also quote what was said in past sessions.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from cortex_tui.given.record import GivenRecord
 from cortex_tui.models import (
     Memory,
     MemoryDraft,
+    MemoryPage,
     MemoryType,
+    Quote,
     RecallResponse,
     Scope,
     ScoreBreakdown,
@@ -143,9 +145,52 @@ class SearchArguments(Arguments):
     project: str | None = None
     limit: int = Field(default=20, ge=1, le=200)
     offset: str | None = Field(default=None, description="next_offset of the previous page")
+    include_archive: bool = Field(
+        default=False,
+        description="also quote what was said in past sessions that holds every word (the "
+        "turn archive keeps each captured turn's prompt and answer, much of which is no "
+        "memory): with the first page",
+    )
 
     def memory_filter(self) -> MemoryFilter:
         return MemoryFilter(text=self.text, project=self.project)
+
+    def holds_every_word(self, text: str) -> bool:
+        said = text.casefold()
+        return all(word in said for word in self.text.casefold().split())
+
+
+class ArchiveQuote(BaseModel):
+    """A sentence said in a captured turn: what was said, not a memory (never judged,
+    superseded or reinforced)."""
+
+    id: str = Field(description="the archived message it comes from")
+    said_at: UtcDatetime = Field(description="when it was said")
+    session_id: str | None = None
+    turn: int | None = Field(default=None, description="its turn's position in the session")
+    speaker: str | None = Field(default=None, description="who said it: user or assistant")
+    project: str | None = None
+    text: str = Field(description="the message's sentences nearest the words, as said")
+
+    @classmethod
+    def of(cls, quote: Quote) -> ArchiveQuote:
+        return cls(
+            id=quote.id,
+            said_at=quote.said_at,
+            session_id=quote.session_id,
+            turn=quote.turn,
+            speaker=quote.speaker,
+            project=quote.project,
+            text=quote.text,
+        )
+
+
+class SearchAnswer(MemoryPage):
+    quotes: list[ArchiveQuote] = Field(
+        default_factory=list,
+        description="with include_archive: the archived sentences holding every word, "
+        "nearest first (on the first page only)",
+    )
 
 
 class ListArguments(Arguments):

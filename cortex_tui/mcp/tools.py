@@ -28,6 +28,7 @@ from cortex_tui.given.record import (
 )
 from cortex_tui.graph.views import Neighbourhood
 from cortex_tui.mcp.shapes import (
+    ArchiveQuote,
     ConflictsAnswer,
     ConflictsArguments,
     EntitiesArguments,
@@ -38,6 +39,7 @@ from cortex_tui.mcp.shapes import (
     RecallArguments,
     RememberAnswer,
     RememberArguments,
+    SearchAnswer,
     SearchArguments,
 )
 from cortex_tui.models import Memory, MemoryPage, RecallResponse
@@ -124,8 +126,17 @@ def _given(engine: Engine, arguments: GivenArguments) -> GivenAnswer:
     return GivenAnswer(turns=turns, note=note)
 
 
-def _search(engine: Engine, arguments: SearchArguments) -> MemoryPage:
-    return engine.list_memories(arguments.memory_filter(), arguments.limit, arguments.offset)
+def _search(engine: Engine, arguments: SearchArguments) -> SearchAnswer:
+    page = engine.list_memories(arguments.memory_filter(), arguments.limit, arguments.offset)
+    answer = SearchAnswer(memories=page.memories, next_offset=page.next_offset, total=page.total)
+    if arguments.include_archive and arguments.offset is None:
+        # The archive's search ranks by meaning and words together (as `cortex-tui
+        # sessions search`); the tool promises the words, so only quotes holding them.
+        found = engine.archive.search(arguments.text, arguments.project, arguments.limit)
+        answer.quotes = [
+            ArchiveQuote.of(quote) for quote in found if arguments.holds_every_word(quote.text)
+        ]
+    return answer
 
 
 def _list(engine: Engine, arguments: ListArguments) -> MemoryPage:
@@ -192,10 +203,13 @@ RECALL = ToolSpec(
 SEARCH = ToolSpec(
     name="search",
     arguments=SearchArguments,
-    answer=MemoryPage,
+    answer=SearchAnswer,
     description=(
         "Call to find memories containing exact words (a name, an error code, a file); use "
-        "recall for questions. Answers the current memories holding every word, newest first."
+        "recall for questions. Answers the current memories holding every word, newest first. "
+        "With include_archive, also quotes what was said in past sessions holding the words "
+        "(the turn archive keeps every captured prompt and answer, much of which no memory "
+        "holds): each quote with its date, session, speaker and id, after the memories."
     ),
     perform=_search,
     read_only=True,

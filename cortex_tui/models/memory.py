@@ -110,6 +110,10 @@ class Memory(_Model):
         description="position of the conversation turn it came from within its session",
     )
     speaker: str | None = Field(default=None, description="who said it, when it was said")
+    said_in: list[str] = Field(
+        default_factory=list,
+        description="the archived messages of the turn it was taken from (`sessions`)",
+    )
     source: str = "remember"
     author: str | None = Field(
         default=None,
@@ -193,6 +197,7 @@ class MemoryDraft(_Model):
     session_id: str | None = None
     turn: int | None = Field(default=None, ge=0)
     speaker: str | None = None
+    said_in: list[str] = Field(default_factory=list)
     source: str = "remember"
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
     ttl_hours: float | None = Field(default=None, gt=0)

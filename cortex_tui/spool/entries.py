@@ -24,8 +24,9 @@ CandidateFields = dict[str, Any]
 
 class TurnEntry(TypedDict):
     """A conversation turn to capture; `source` names where it was read when not a hook
-    (file sync's transcripts). A team server's spool leaves out the fields a member did
-    not send."""
+    (file sync's transcripts), and `said_at` when it was said where that was long before
+    it was spooled (a transcript's line, in seconds since the epoch). A team server's
+    spool leaves out the fields a member did not send."""
 
     kind: Literal["turn"]
     key: str
@@ -34,6 +35,7 @@ class TurnEntry(TypedDict):
     session_id: NotRequired[str | None]
     at: float
     source: NotRequired[str]
+    said_at: NotRequired[float]
 
 
 class DraftEntry(TypedDict):

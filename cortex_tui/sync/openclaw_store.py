@@ -7,7 +7,8 @@ one row per event of a session (`session_id`, `seq`), its JSON in `event_json`, 
 an event of a kilobyte or more that compresses well, zstd-compressed in `event_zstd`.
 The events are the lines of the JSONL sessions earlier versions wrote: a `session`
 header with the agent's `cwd`, then `message` events whose `message` has a `role` and
-`content`, among model changes, compactions and the like.
+`content`, among model changes, compactions and the like. A message event's `timestamp`
+dates its turn, so the turn archive keeps a session as said, not as synced.
 
 The database is opened read-only and only the events after the last `seq` taken in are
 read, per session. The plugin's capture and sync share what they took of each session
@@ -22,10 +23,11 @@ import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cortex_tui.agent_turn.agents.openclaw.session import OpenClawSession, turn_texts
+from cortex_tui.agent_turn.agents.openclaw.session import OpenClawSession, turns_with_start
 from cortex_tui.agent_turn.file_changes import SOURCE_SCHEME
 from cortex_tui.agent_turn.project import project_for, safe_name
 from cortex_tui.agent_turn.spooling import turn_entry
@@ -35,6 +37,8 @@ from cortex_tui.sync.state import OpenClawStore, SessionTaken
 
 Message = dict[str, Any]
 Event = dict[str, Any]
+_MILLISECONDS_FROM = 1e11
+"""A number of seconds past this is year 5138: a time that large is in milliseconds."""
 
 
 @dataclass
@@ -69,13 +73,15 @@ def read_new_sessions(
                     continue
                 events, unreadable = _events_after(db, packed, session_id, taken.seq)
                 read.unreadable += unreadable
-                cwd, messages = _conversation(events, taken.cwd)
+                cwd, messages, said = _conversation(events, taken.cwd)
                 handed = OpenClawSession(str(spool_folder), safe_name(session_id))
                 where = project or project_for(cwd or None)
                 source = f"{SOURCE_SCHEME}{tracked.key}#{session_id}"
                 read.entries += [
-                    turn_entry(text, session_id, where, source, redact=redact)
-                    for text in turn_texts(handed.after_handed_over(messages))
+                    turn_entry(
+                        text, session_id, where, source, redact=redact, said_at=said.get(id(first))
+                    )
+                    for text, first in turns_with_start(handed.after_handed_over(messages))
                 ]
                 if messages:
                     read.last_messages[session_id] = messages[-1]
@@ -95,18 +101,40 @@ def hand_over(spool_folder: Path, read: StoreRead) -> None:
         handed.captured([message], whole_history=False)
 
 
-def _conversation(events: list[tuple[int, Event]], cwd: str) -> tuple[str, list[Message]]:
-    """The folder the agent worked in (from the session's header) and the user's and
-    the assistant's messages, in order; compactions, model changes, tool results and
-    the like are not the conversation."""
+def _conversation(
+    events: list[tuple[int, Event]], cwd: str
+) -> tuple[str, list[Message], dict[int, float]]:
+    """The folder the agent worked in (from the session's header), the user's and the
+    assistant's messages, in order, and when each was said (by the message's `id()`,
+    where its event tells); compactions, model changes, tool results and the like are
+    not the conversation."""
     messages: list[Message] = []
+    said: dict[int, float] = {}
     for _, event in events:
         if event.get("type") == "session" and isinstance(event.get("cwd"), str):
             cwd = event["cwd"]
         message = event.get("message") if event.get("type") == "message" else None
         if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
             messages.append(message)
-    return cwd, messages
+            when = _seconds(event.get("timestamp"))
+            when = _seconds(message.get("timestamp")) if when is None else when
+            if when is not None:
+                said[id(message)] = when
+    return cwd, messages, said
+
+
+def _seconds(raw: Any) -> float | None:
+    """A time as OpenClaw writes one, in seconds since the epoch: an event's ISO 8601
+    `timestamp`, or a message's in milliseconds; None for anything else."""
+    if isinstance(raw, str):
+        try:
+            moment = datetime.fromisoformat(raw)
+        except ValueError:
+            return None
+        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+    if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > 0:
+        return raw / 1000 if raw > _MILLISECONDS_FROM else float(raw)
+    return None
 
 
 def _open(path: Path) -> sqlite3.Connection:

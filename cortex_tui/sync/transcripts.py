@@ -3,10 +3,11 @@
 Only what was written since the last sync is read (from a byte offset). The new turns
 are cut into exchanges (a prompt and the replies to it); each becomes a spooled turn of
 the transcript's session, captured in order, so each exchange is the next turn of its
-session and recall reads a turn with the one before it. Claude Code names a transcript
-by its session and the post hook keeps its own offset for that session: sync starts
-from the further of the two and moves both, so a conversation the hook captured is not
-captured again by sync, nor the other way round.
+session and recall reads a turn with the one before it; each carries the time of its
+first line, so the turn archive dates it as said, not as synced. Claude Code names a
+transcript by its session and the post hook keeps its own offset for that session: sync
+starts from the further of the two and moves both, so a conversation the hook captured
+is not captured again by sync, nor the other way round.
 """
 
 from __future__ import annotations
@@ -69,8 +70,8 @@ def read_new_exchanges(
     where = project or project_for(next((t.cwd for t in turns if t.cwd), None))
     source = f"{SOURCE_SCHEME}{tracked.key}"
     entries = [
-        turn_entry(text, session, where, source, redact=redact)
-        for text in _exchanges(turns)
+        turn_entry(text, session, where, source, redact=redact, said_at=said_at)
+        for text, said_at in _exchanges(turns)
         if text.strip()
     ]
     after = tracked.model_copy(update={"offset": start, "head": head, "session": session})
@@ -83,14 +84,21 @@ def remember_offset(offsets: Offsets, tracked: TranscriptFile) -> None:
         offsets.set(safe_name(tracked.session), tracked.offset)
 
 
-def _exchanges(turns: list[Turn]) -> list[str]:
-    """Each prompt with the replies after it (replies before the first prompt together)."""
+def _exchanges(turns: list[Turn]) -> list[tuple[str, float | None]]:
+    """Each prompt with the replies after it (replies before the first prompt together),
+    and when it was said: its first line's time, so a session synced months later is
+    archived on the days it was said, not on the day of the sync."""
     groups: list[list[Turn]] = []
     for turn in turns:
         if turn.role == "user" or not groups:
             groups.append([])
         groups[-1].append(turn)
-    return [conversation_text(group) for group in groups]
+    return [(conversation_text(group), _said_at(group)) for group in groups]
+
+
+def _said_at(group: list[Turn]) -> float | None:
+    said = next((turn.timestamp for turn in group if turn.timestamp is not None), None)
+    return said.timestamp() if said is not None else None
 
 
 def transcript_head(path: Path) -> str:

@@ -117,7 +117,7 @@ class CortexApp(App[None]):
     TabbedContent { height: 1fr; }
     TabbedContent > ContentSwitcher { height: 1fr; }
     TabPane { padding: 0; height: 1fr; }
-    /* one space between tabs, not two: the eleven fit a 100-column terminal */
+    /* one space between tabs, not two: the twelve fit 107 columns (narrower, the row scrolls) */
     #panes Tab { padding: 0 0 0 1; }
     .pane { height: 1fr; }
     """

@@ -45,4 +45,5 @@ PANES: tuple[PaneEntry, ...] = (
     PaneEntry("timeline", "9", "Days", "timeline", "TimelinePane"),
     PaneEntry("health", "0", "Health", "health", "HealthPane"),
     PaneEntry("given", "G", "Given", "given", "GivenPane"),
+    PaneEntry("sessions", "S", "Sessions", "sessions", "SessionsPane"),
 )

@@ -190,6 +190,7 @@ class Capturer:
                 confidence=candidate.confidence,
                 session_id=prepared.session_id,
                 turn=turn,
+                said_in=prepared.said.ids if prepared.said is not None else [],
                 source=prepared.source,
                 valid_from=candidate.valid_at,
                 corrects=candidate.corrects,

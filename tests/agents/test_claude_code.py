@@ -97,6 +97,28 @@ def test_a_decision_stated_in_one_session_is_in_the_next_sessions_request(
     assert "Argo CD instead of Flux" in context
 
 
+def test_a_detail_said_in_passing_reaches_the_next_sessions_request_as_a_dated_quote(
+    claude: ClaudeCode, model: ModelStandIn
+) -> None:
+    """Capture keeps no memory of it; the turn archive keeps what was said."""
+    claude.cortex("hook", "install")
+    model.script = [Text("I profiled it: most of the time goes to the index rebuild.")]
+    claude.run(
+        "Can you look at why the nightly import is slow? Hmm, maybe it is the Marrowglen "
+        "fixture, the one that seeds forty thousand rows before each run."
+    )
+    wait_for(lambda: "1 turn" in claude.cortex("sessions", daemon=True).stdout, "the archive")
+    assert memories(claude, "Marrowglen") == []
+    model.requests.clear()
+    claude.run("How many rows does the Marrowglen fixture seed before each nightly import?")
+    given = as_sent(model.requests[0], "UserPromptSubmit hook additional context")
+    (quote,) = [line for line in given.split("\n") if line.startswith("- [quote · ")]
+    said = json.loads(claude.cortex("sessions", "--json", daemon=True).stdout)[-1]
+    day = said["first_said"][:10]
+    assert quote.startswith(f"- [quote · {day} · ") and "the user, in session " in quote
+    assert "seeds forty thousand rows before each run" in quote
+
+
 def test_a_key_pasted_in_a_prompt_never_becomes_a_memory_nor_reaches_the_next_session(
     claude: ClaudeCode, model: ModelStandIn
 ) -> None:

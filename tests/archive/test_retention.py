@@ -12,6 +12,7 @@ import pytest
 
 from cortex_tui.bench.archive import fill_archive
 from cortex_tui.embed.base import Embedder
+from cortex_tui.store.base import MemoryFilter
 from tests.conftest import NOW, make_engine
 
 
@@ -22,7 +23,7 @@ def test_turns_older_than_keep_days_are_removed(
     for days, session, said in ((40, "old", "kestrel-02"), (2, "new", "osprey-07")):
         engine = make_engine(home, hashing_embedder, NOW - timedelta(days=days))
         engine.capture(
-            f"User: The staging host is {said} for now.\nAssistant: Ok.", session_id=session
+            f"User: Remember that the staging host is {said}.\nAssistant: Ok.", session_id=session
         )
         engine.close()
     monkeypatch.setenv("CORTEX_ARCHIVE__KEEP_DAYS", "30")
@@ -34,6 +35,13 @@ def test_turns_older_than_keep_days_are_removed(
         assert report.archive_removed == 1 and report.backup is not None
         assert [s.session_id for s in engine.archive.sessions()] == ["new"]
         assert engine.upkeep.lifecycle().archive_removed == 0
+        # The memories stay; the one whose turn is gone no longer finds it.
+        everything = MemoryFilter(current_only=False, statuses=None)
+        kept = {m.content: m for m in engine.store.iter_memories(everything)}
+        old = next(m for content, m in kept.items() if "kestrel-02" in content)
+        new = next(m for content, m in kept.items() if "osprey-07" in content)
+        assert old.said_in and engine.archive.said_in(old.id) == []
+        assert [m.speaker for m in engine.archive.said_in(new.id)] == ["user"]
     finally:
         engine.close()
 

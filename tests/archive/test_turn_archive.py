@@ -185,12 +185,22 @@ def _today(cli: Cli) -> str:
     return str(json.loads(cli("sessions", "--json").out)[0]["first_said"])[:10]
 
 
+RULE = "Always run `make lint` before opening a pull request."
+
+
+@pytest.fixture(scope="module")
+def rule_home(tmp_path_factory: pytest.TempPathFactory, real_model: dict[str, str]) -> Path:
+    """A rule capture keeps as a memory, said in a session of its own."""
+    tmp = tmp_path_factory.mktemp("rule")
+    home = tmp / "home"
+    _stop(real_model, home, tmp, "session-r", RULE, "Understood, I will run it every time.")
+    return home
+
+
 def test_a_memory_taken_from_a_sentence_wins_over_its_quote(
-    tmp_path: Path, real_model: dict[str, str]
+    rule_home: Path, tmp_path: Path, real_model: dict[str, str]
 ) -> None:
-    home = tmp_path / "home"
-    rule = "Always run `make lint` before opening a pull request."
-    _stop(real_model, home, tmp_path, "session-r", rule, "Understood, I will.")
+    home = copy_home(rule_home, tmp_path / "home")
     cli = Cli(home, embedder=None)
     assert "make lint" in cli("list").out  # capture kept the rule
     later = tmp_path / "later"  # the same repository, from another checkout
@@ -198,6 +208,22 @@ def test_a_memory_taken_from_a_sentence_wins_over_its_quote(
     context = _prompt(real_model, home, later, "session-s", "What do I run before a pull request?")
     lines = [line for line in context.split("\n") if "make lint" in line]
     assert len(lines) == 1 and not lines[0].startswith("- [quote"), context
+
+
+def test_a_captured_memory_shows_the_turn_it_was_taken_from(
+    rule_home: Path, tmp_path: Path
+) -> None:
+    cli = Cli(copy_home(rule_home, tmp_path / "home"), embedder=None)
+    (memory,) = json.loads(cli("list", "--json").out)["memories"]
+    shown = cli("show", memory["id"][:8])
+    assert shown.code == 0, shown.err
+    turn = shown.out.split("taken from this turn of session session-r:\n", 1)[1].splitlines()
+    assert [line.split()[4] for line in turn[::2]] == ["user", "assistant"]
+    assert turn[1].strip() == RULE and "every time" in turn[3]
+    assert cli("get", memory["id"]).out == shown.out
+    # A memory written by hand was said in no turn.
+    written = json.loads(cli("remember", "The staging database is Postgres 16.", "--json").out)
+    assert "taken from" not in cli("show", written["memory"]["id"]).out
 
 
 def test_a_long_answer_is_quoted_by_its_sentences_nearest_the_query(

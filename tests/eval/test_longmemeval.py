@@ -122,3 +122,39 @@ def test_memory_vectors_are_kept_between_runs_unless_told(cli: Cli) -> None:
     assert fresh.code == 0, fresh.err
     assert json.loads(fresh.out)["by_category"] == first["by_category"]
     assert not cache.exists()
+
+
+def test_through_capture_plays_each_haystack_as_a_users_hooks_would(
+    cli: Cli, tmp_path: Path
+) -> None:
+    kept = tmp_path / "kept"
+    memories_alone = "memories:archive.enabled=false"
+    r = cli(
+        "--home", str(kept), "eval", str(SYNTHETIC), "--through-capture", "--json",
+        "--variant", memories_alone,
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    # The same stores read without the archive: what capture's memories alone hold.
+    assert [v["name"] for v in report["variants"]] == ["base", "memories"]
+    # Every question's evidence is found through what capture kept of its turns: in a
+    # haystack this small, all of it is in the top 50 (a turn nothing held ranks nowhere).
+    for figures in report["by_category"].values():
+        assert figures["recall_at"]["50"] == 1.0
+    stored = Cli(kept / "eval" / "syn-user-1")
+    sessions = json.loads(stored("sessions", "--json").out)
+    newest_first = ["sharegpt_c", "sharegpt_b", "answer_1", "sharegpt_a"]
+    assert [s["session_id"] for s in sessions] == newest_first
+    # Each exchange was captured at its session's date, the person's turn and its reply.
+    assert sessions[2]["first_said"].startswith("2023-05-22T10:00")
+    said = json.loads(stored("sessions", "show", "answer_1", "--json").out)
+    assert [m["speaker"] for m in said] == ["user", "assistant"]
+
+
+def test_through_capture_refuses_what_is_no_conversation_of_a_person_and_an_assistant(
+    cli: Cli,
+) -> None:
+    locomo = DATA.parent / "locomo" / "synthetic-conversations.json"  # speakers are names
+    refused = cli("eval", str(locomo), "--through-capture")
+    assert refused.code != 0 and refused.err.count("\n") == 1
+    assert "--through-capture" in refused.err and "leave the flag out" in refused.err

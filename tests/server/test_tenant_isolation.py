@@ -357,6 +357,7 @@ ARGUMENTS: dict[str, Arguments] = {
     "archived_sessions": lambda me, others, rng: {"limit": 50},
     "archived_session": lambda me, others, rng: {"session_id": f"session-{rng.randint(1, 3)}"},
     "search_archive": lambda me, others, rng: {"query": query(me, others, rng), "limit": 20},
+    "said_in": lambda me, others, rng: {"memory_id": memory_id(me, others, rng)},
     "explain": lambda me, others, rng: {
         "request": RecallRequest(query=query(me, others, rng)),
         "memory_id": memory_id(me, others, rng),

@@ -51,6 +51,12 @@ class LocalArchive:
         records.sort(key=lambda r: (r.turn if r.turn is not None else -1, r.created_at))
         return [_message(self._core.shown(record)) for record in records]
 
+    def said_in(self, memory_id: str) -> list[ArchivedMessage]:
+        memory = self._core.stored(memory_id)
+        records = self._core.store.archive.get_memories(memory.said_in)
+        records.sort(key=lambda r: r.created_at)
+        return [_message(self._core.shown(record)) for record in records]
+
     def search(self, query: str, project: str | None = None, limit: int = 10) -> list[Quote]:
         if not query.strip():
             raise InvalidInputError("nothing to search for: the query is empty")

@@ -109,7 +109,18 @@ class OpenClawSession:
 
 def turn_texts(messages: list[Message]) -> list[str]:
     """The text of each turn in `messages`, oldest first, those with no words left out."""
-    return [text for text in map(_turn_text, _turns(messages)) if text]
+    return [text for text, _ in turns_with_start(messages)]
+
+
+def turns_with_start(messages: list[Message]) -> list[tuple[str, Message]]:
+    """The text of each turn in `messages` and the message it starts with (which says
+    when it was said, where the caller has that), as `turn_texts` takes them."""
+    found = []
+    for turn in _turns(messages):
+        text = _turn_text(turn)
+        if text:
+            found.append((text, turn[0]))
+    return found
 
 
 def _turns(messages: list[Message]) -> list[list[Message]]:
