@@ -174,15 +174,8 @@ class ArchiveQuote(BaseModel):
 
     @classmethod
     def of(cls, quote: Quote) -> ArchiveQuote:
-        return cls(
-            id=quote.id,
-            said_at=quote.said_at,
-            session_id=quote.session_id,
-            turn=quote.turn,
-            speaker=quote.speaker,
-            project=quote.project,
-            text=quote.text,
-        )
+        """The quote without how recall ranked it (a model reads what was said)."""
+        return cls.model_validate(quote.model_dump(include=set(cls.model_fields)))
 
 
 class SearchAnswer(MemoryPage):
